@@ -1,0 +1,107 @@
+package org.archpool.orchestrator;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
+import org.archpool.orchestrator.arch.ArchResolutionException;
+import org.archpool.orchestrator.arch.ArchResolver;
+import org.archpool.orchestrator.arch.ArchSyntaxException;
+import org.archpool.orchestrator.arch.PlatformChoice;
+import org.archpool.orchestrator.arch.Resolution;
+import org.archpool.orchestrator.pool.WorkerLauncher;
+import org.archpool.orchestrator.pool.WorkerPool;
+import org.archpool.orchestrator.report.BuildReport;
+import org.archpool.orchestrator.report.ConsoleReporter;
+import org.archpool.orchestrator.report.ReportWriter;
+import org.archpool.orchestrator.schedule.JobOutcome;
+import org.archpool.orchestrator.schedule.Scheduler;
+import org.archpool.orchestrator.schedule.SchedulerConfig;
+import org.archpool.protocol.JobSpec;
+import org.archpool.protocol.Outcome;
+import org.archpool.protocol.manifest.Manifest;
+import org.archpool.protocol.manifest.ManifestException;
+import org.archpool.protocol.manifest.ManifestReader;
+
+/**
+ * One {@code archpool build}: read the manifest, resolve the architecture once, run every job on a pool,
+ * write the report, print the summary. Each step belongs to its own class; this one only sequences them.
+ */
+public final class BuildSession {
+
+    /** What the user asked for. */
+    public record Settings(Path manifest, int jobs, PlatformChoice platform, String arch, Path report, Path logDir,
+                           boolean keepGoing, Duration timeout, int retries, int buildParallelism) {
+    }
+
+    private final Settings settings;
+    private final ArchResolver resolver;
+    private final Function<Path, WorkerLauncher> launchers;
+    private final Clock clock;
+    private final PrintStream out;
+
+    /**
+     * @param launchers makes the worker launcher, given the folder for worker logs
+     */
+    public BuildSession(Settings settings, ArchResolver resolver, Function<Path, WorkerLauncher> launchers,
+                        Clock clock, PrintStream out) {
+        this.settings = settings;
+        this.resolver = resolver;
+        this.launchers = launchers;
+        this.clock = clock;
+        this.out = out;
+    }
+
+    /** Runs the build; the exit code is 0 when every job succeeded, 1 otherwise. */
+    public int run() throws ManifestException, ArchSyntaxException, ArchResolutionException, IOException {
+        Instant started = clock.instant();
+        Manifest manifest = new ManifestReader().read(settings.manifest());
+        Path base = manifest.baseDir();
+        Path logDir = settings.logDir() != null ? settings.logDir().toAbsolutePath()
+                : base.resolve(".archpool").resolve("logs");
+        Path reportFile = settings.report() != null ? settings.report().toAbsolutePath()
+                : base.resolve(".archpool").resolve("report.json");
+
+        Resolution resolution = resolver.resolve(settings.platform(), settings.arch());
+        String targetLine = "target: " + resolution.platform().wireName() + " " + String.join(";", resolution.archs())
+                + " (" + resolution.source() + ": " + resolution.detail() + ")";
+        out.println(targetLine);
+
+        int workers = Math.min(settings.jobs(), manifest.jobs().size());
+        SchedulerConfig config = new SchedulerConfig(resolution.target(), logDir,
+                settings.timeout() == null ? 0 : settings.timeout().toMillis(), settings.buildParallelism(),
+                settings.retries(), settings.keepGoing());
+        ConsoleReporter console = new ConsoleReporter(out, manifest.jobs().size());
+        WorkerLauncher launcher = launchers.apply(logDir.resolve("workers"));
+        List<JobOutcome> outcomes = new ArrayList<>();
+        BuildReport.Pool poolFacts;
+        try (WorkerPool pool = new WorkerPool(launcher, workers, clock)) {
+            try (Scheduler scheduler = new Scheduler(pool, config, clock, console)) {
+                List<CompletableFuture<JobOutcome>> futures = new ArrayList<>();
+                for (JobSpec job : manifest.jobs()) {
+                    futures.add(scheduler.submit(job));
+                }
+                futures.forEach(f -> outcomes.add(f.join()));
+            }
+            poolFacts = new BuildReport.Pool(launcher.mode(), workers, settings.buildParallelism(), settings.retries(),
+                    settings.keepGoing(), logDir.toString(), pool.events());
+        }
+        int exitCode = outcomes.stream().allMatch(o -> o.outcome() == Outcome.SUCCEEDED) ? 0 : 1;
+        Map<String, Integer> counts = new LinkedHashMap<>();
+        outcomes.forEach(o -> counts.merge(o.outcome().wireName(), 1, Integer::sum));
+        BuildReport report = new BuildReport(BuildReport.SCHEMA_VERSION, Version.current(),
+                manifest.file().toString(), started.toString(), clock.millis() - started.toEpochMilli(), exitCode,
+                resolution, poolFacts, counts, outcomes);
+        new ReportWriter().write(report, reportFile);
+        console.summary(outcomes, targetLine, reportFile.toString());
+        return exitCode;
+    }
+}

@@ -1,0 +1,10 @@
+package org.archpool.orchestrator.arch;
+
+import java.time.Duration;
+import java.util.List;
+
+/** Runs a probe tool and captures what it printed. */
+@FunctionalInterface
+public interface ToolRunner {
+    ToolOutput run(List<String> command, Duration timeout);
+}

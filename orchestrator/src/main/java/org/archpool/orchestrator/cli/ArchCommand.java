@@ -1,0 +1,49 @@
+package org.archpool.orchestrator.cli;
+
+import java.util.concurrent.Callable;
+import org.archpool.orchestrator.arch.GpuDevice;
+import org.archpool.orchestrator.arch.ProbeReport;
+import org.archpool.orchestrator.arch.Resolution;
+import org.archpool.orchestrator.report.ReportWriter;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParentCommand;
+
+/** {@code archpool arch}: what a build would target, and why. */
+@Command(name = "arch", mixinStandardHelpOptions = true,
+        description = "Print the architecture a build would target and where it came from (flag, environment"
+                + " or detection), with every probe that ran.")
+public final class ArchCommand implements Callable<Integer> {
+
+    @ParentCommand
+    ArchpoolCommand parent;
+
+    @Mixin
+    ArchOptions archOptions = new ArchOptions();
+
+    @Option(names = "--json", description = "Print the resolution as JSON.")
+    boolean json;
+
+    @Override
+    public Integer call() throws Exception {
+        CliContext context = parent.context();
+        Resolution r = archOptions.resolver(context).resolve(archOptions.platform, archOptions.arch);
+        if (json) {
+            context.out().println(new ReportWriter().toJson(r));
+            return ExitCodes.OK;
+        }
+        context.out().println("platform: " + r.platform().wireName());
+        context.out().println("archs:    " + String.join(";", r.archs()));
+        context.out().println("source:   " + r.source() + " (" + r.detail() + ")");
+        for (GpuDevice d : r.devices()) {
+            context.out().println("device:   " + d.index() + " " + d.arch() + " " + (d.name() == null ? "" : d.name())
+                    + (d.uuid() == null ? "" : " " + d.uuid()));
+        }
+        for (ProbeReport p : r.probes()) {
+            context.out().println("probe:    " + String.join(" ", p.command()) + " -> " + p.status()
+                    + (p.message() == null ? "" : " (" + p.message() + ")"));
+        }
+        return ExitCodes.OK;
+    }
+}

@@ -1,0 +1,60 @@
+package org.archpool.orchestrator.cli;
+
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import java.util.function.Function;
+import org.archpool.orchestrator.BuildSession;
+import org.archpool.orchestrator.pool.LocalWorkerLauncher;
+import org.archpool.orchestrator.pool.PoolMode;
+import org.archpool.orchestrator.pool.ThreadWorkerLauncher;
+import org.archpool.orchestrator.pool.WorkerLauncher;
+import org.archpool.orchestrator.pool.WorkerSpec;
+import org.archpool.worker.JobRunner;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.ParentCommand;
+
+/** {@code archpool build MANIFEST}: builds every job of a manifest for the resolved architecture. */
+@Command(name = "build", mixinStandardHelpOptions = true,
+        description = "Build every job of MANIFEST for one resolved GPU architecture, in a pool of workers"
+                + " that cannot see a GPU. Writes a JSON report and one log per job.")
+public final class BuildCommand implements Callable<Integer> {
+
+    @ParentCommand
+    ArchpoolCommand parent;
+
+    @Parameters(index = "0", paramLabel = "MANIFEST", description = "The manifest (JSON, version 1).")
+    Path manifest;
+
+    @Mixin
+    ArchOptions archOptions = new ArchOptions();
+
+    @Mixin
+    PoolOptions poolOptions = new PoolOptions();
+
+    @Option(names = "--report", paramLabel = "FILE",
+            description = "Where to write the JSON report (default: .archpool/report.json beside the manifest).")
+    Path report;
+
+    @Option(names = "--log-dir", paramLabel = "DIR",
+            description = "Folder for job and worker logs (default: .archpool/logs beside the manifest).")
+    Path logDir;
+
+    @Override
+    public Integer call() throws Exception {
+        CliContext context = parent.context();
+        int cpus = Runtime.getRuntime().availableProcessors();
+        int jobs = poolOptions.jobs(cpus);
+        int parallelism = Math.max(1, cpus / jobs);
+        BuildSession.Settings settings = new BuildSession.Settings(manifest, jobs, archOptions.platform,
+                archOptions.arch, report, logDir, poolOptions.keepGoing, poolOptions.timeout, poolOptions.retries(),
+                parallelism);
+        Function<Path, WorkerLauncher> launchers = poolOptions.mode == PoolMode.THREAD
+                ? workerLogs -> new ThreadWorkerLauncher(JobRunner.standard())
+                : workerLogs -> new LocalWorkerLauncher(WorkerSpec.ofCurrentJvm(context.environment(), workerLogs));
+        return new BuildSession(settings, archOptions.resolver(context), launchers, context.clock(), context.out())
+                .run();
+    }
+}

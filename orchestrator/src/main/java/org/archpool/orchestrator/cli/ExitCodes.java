@@ -1,0 +1,29 @@
+package org.archpool.orchestrator.cli;
+
+import org.archpool.orchestrator.arch.ArchResolutionException;
+import org.archpool.orchestrator.arch.ArchSyntaxException;
+import org.archpool.protocol.manifest.ManifestException;
+import picocli.CommandLine;
+
+/** The one place that maps outcomes and errors to exit codes. */
+public final class ExitCodes implements CommandLine.IExitCodeExceptionMapper {
+
+    public static final int OK = 0;
+    public static final int JOBS_FAILED = 1;
+    public static final int USAGE = 2;
+    public static final int ARCH_UNRESOLVED = 3;
+    public static final int INTERNAL = 70;
+    public static final int INTERRUPTED = 130;
+
+    @Override
+    public int getExitCode(Throwable e) {
+        if (e instanceof UsageException || e instanceof ManifestException || e instanceof ArchSyntaxException
+                || e instanceof CommandLine.ParameterException) {
+            return USAGE;
+        }
+        if (e instanceof ArchResolutionException) {
+            return ARCH_UNRESOLVED;
+        }
+        return INTERNAL;
+    }
+}

@@ -1,0 +1,57 @@
+package org.archpool.orchestrator.cli;
+
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.time.Clock;
+import picocli.CommandLine;
+
+/** {@code archpool}: the only place that calls {@link System#exit}. */
+public final class Main {
+
+    private Main() {
+    }
+
+    public static void main(String[] args) {
+        System.exit(run(args, CliContext.system()));
+    }
+
+    /** Runs the command line and returns the exit code. */
+    public static int run(String[] args, CliContext context) {
+        CommandLine cli = new CommandLine(new ArchpoolCommand(context))
+                .setCaseInsensitiveEnumValuesAllowed(true)
+                .setOut(new PrintWriter(context.out(), true))
+                .setErr(new PrintWriter(context.err(), true))
+                .setExitCodeExceptionMapper(new ExitCodes())
+                .setParameterExceptionHandler(Main::badUsage)
+                .setExecutionExceptionHandler(Main::failed);
+        return cli.execute(args);
+    }
+
+    private static int badUsage(CommandLine.ParameterException e, String[] args) {
+        CommandLine cmd = e.getCommandLine();
+        PrintWriter err = cmd.getErr();
+        err.println("archpool: " + e.getMessage());
+        CommandLine.UnmatchedArgumentException.printSuggestions(e, err);
+        err.println("Run '" + cmd.getCommandSpec().qualifiedName() + " --help' for the options.");
+        return ExitCodes.USAGE;
+    }
+
+    private static int failed(Exception e, CommandLine cmd, CommandLine.ParseResult parsed) {
+        PrintWriter err = cmd.getErr();
+        int code = new ExitCodes().getExitCode(e);
+        if (code == ExitCodes.INTERNAL) {
+            err.println("archpool: internal error: " + e);
+            e.printStackTrace(err);
+            err.println("This is a bug in archpool; please report it with the lines above.");
+        } else {
+            err.println("archpool: " + e.getMessage());
+        }
+        err.flush();
+        return code;
+    }
+
+    /** Used by tests: a context with the given streams and environment. */
+    static CliContext context(PrintStream out, PrintStream err, java.util.Map<String, String> env) {
+        return new CliContext(env, Clock.systemUTC(), out, err);
+    }
+}

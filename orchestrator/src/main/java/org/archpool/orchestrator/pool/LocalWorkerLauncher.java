@@ -1,0 +1,72 @@
+package org.archpool.orchestrator.pool;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.archpool.protocol.HiddenDevices;
+import org.archpool.protocol.codec.MessageCodec;
+import org.archpool.protocol.codec.MessageReader;
+import org.archpool.protocol.codec.MessageWriter;
+import org.archpool.worker.exec.ProcessTreeKiller;
+
+/**
+ * Starts worker JVMs on this machine. Each gets the coordinator's environment with every device-visibility
+ * variable set to empty (never the coordinator's values), a stderr file of its own, and must say hello
+ * within the spec's timeout.
+ */
+public final class LocalWorkerLauncher implements WorkerLauncher {
+
+    private final WorkerSpec spec;
+    private final MessageCodec codec = new MessageCodec();
+
+    public LocalWorkerLauncher(WorkerSpec spec) {
+        this.spec = spec;
+    }
+
+    @Override
+    public String mode() {
+        return "process";
+    }
+
+    @Override
+    public Worker launch(String workerId) throws WorkerFailedException {
+        Process process;
+        Path stderr = spec.stderrDir().resolve(workerId + ".stderr.log");
+        try {
+            Files.createDirectories(spec.stderrDir());
+            ProcessBuilder builder = new ProcessBuilder(spec.command(workerId))
+                    .redirectError(ProcessBuilder.Redirect.appendTo(stderr.toFile()));
+            Map<String, String> env = builder.environment();
+            env.clear();
+            env.putAll(spec.environment());
+            env.putAll(HiddenDevices.environment());
+            process = builder.start();
+        } catch (IOException e) {
+            throw new WorkerFailedException("cannot start worker " + workerId + " with " + spec.java() + ": "
+                    + e.getMessage());
+        }
+        ProcessWorker worker = new ProcessWorker(workerId, process,
+                new MessageReader(process.getInputStream(), codec, MessageReader.DEFAULT_MAX_LINE_BYTES),
+                new MessageWriter(process.getOutputStream(), codec));
+        worker.startReading();
+        try {
+            worker.hello().get(spec.helloTimeout().toMillis(), TimeUnit.MILLISECONDS);
+            return worker;
+        } catch (ExecutionException e) {
+            ProcessTreeKiller.kill(process.toHandle());
+            throw new WorkerFailedException(e.getCause().getMessage() + " (its stderr is in " + stderr + ")");
+        } catch (TimeoutException e) {
+            worker.close();
+            throw new WorkerFailedException("worker " + workerId + " did not say hello within "
+                    + spec.helloTimeout().toSeconds() + " s (its stderr is in " + stderr + ")");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            worker.close();
+            throw new WorkerFailedException("interrupted while starting worker " + workerId);
+        }
+    }
+}

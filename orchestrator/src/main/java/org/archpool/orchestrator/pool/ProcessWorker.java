@@ -1,0 +1,228 @@
+package org.archpool.orchestrator.pool;
+
+import java.io.EOFException;
+import java.io.IOException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
+import org.archpool.protocol.BuildRequest;
+import org.archpool.protocol.BuildResult;
+import org.archpool.protocol.Cancel;
+import org.archpool.protocol.Hello;
+import org.archpool.protocol.Message;
+import org.archpool.protocol.Phase;
+import org.archpool.protocol.Progress;
+import org.archpool.protocol.Shutdown;
+import org.archpool.protocol.codec.MessageReader;
+import org.archpool.protocol.codec.MessageWriter;
+import org.archpool.protocol.codec.ProtocolException;
+import org.archpool.worker.exec.ProcessTreeKiller;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The coordinator's handle on one worker process: writes requests to its stdin, and on a reader thread of
+ * its own matches {@code progress} and {@code result} lines to the request in flight. Any death, end of
+ * output or protocol error fails that request with {@link WorkerFailedException} and kills the worker's tree.
+ */
+final class ProcessWorker implements Worker {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ProcessWorker.class);
+    private static final long EXIT_WAIT_MS = 2000;
+
+    private record Pending(String requestId, CompletableFuture<BuildResult> result, Consumer<Phase> progress) {
+    }
+
+    private final String id;
+    private final Process process;
+    private final MessageReader in;
+    private final MessageWriter out;
+    private final CompletableFuture<Hello> hello = new CompletableFuture<>();
+    private final Object lock = new Object();
+    private Pending pending;
+    private String failure;
+
+    ProcessWorker(String id, Process process, MessageReader in, MessageWriter out) {
+        this.id = id;
+        this.process = process;
+        this.in = in;
+        this.out = out;
+    }
+
+    /** Starts the reader thread; {@link #hello()} completes when the worker introduces itself. */
+    void startReading() {
+        Thread reader = new Thread(this::readLoop, "archpool-reader-" + id);
+        reader.setDaemon(true);
+        reader.start();
+    }
+
+    CompletableFuture<Hello> hello() {
+        return hello;
+    }
+
+    @Override
+    public String id() {
+        return id;
+    }
+
+    @Override
+    public long pid() {
+        return process.pid();
+    }
+
+    @Override
+    public CompletableFuture<BuildResult> execute(BuildRequest request, Consumer<Phase> progress) {
+        CompletableFuture<BuildResult> result = new CompletableFuture<>();
+        synchronized (lock) {
+            if (failure != null) {
+                result.completeExceptionally(new WorkerFailedException(failure));
+                return result;
+            }
+            if (pending != null) {
+                throw new IllegalStateException("worker " + id + " already runs " + pending.requestId());
+            }
+            pending = new Pending(request.requestId(), result, progress);
+        }
+        try {
+            out.write(request);
+        } catch (IOException e) {
+            fail("cannot send the request to the worker: " + e.getMessage());
+        }
+        return result;
+    }
+
+    @Override
+    public void cancel(String requestId) {
+        try {
+            out.write(new Cancel(requestId));
+        } catch (IOException e) {
+            fail("cannot send cancel to the worker: " + e.getMessage());
+        }
+    }
+
+    @Override
+    public boolean isAlive() {
+        synchronized (lock) {
+            return failure == null && process.isAlive();
+        }
+    }
+
+    @Override
+    public void close() {
+        if (process.isAlive()) {
+            try {
+                out.write(new Shutdown());
+                out.close();
+            } catch (IOException e) {
+                LOG.debug("worker {} did not take shutdown: {}", id, e.getMessage());
+            }
+            try {
+                if (!process.waitFor(EXIT_WAIT_MS, TimeUnit.MILLISECONDS)) {
+                    LOG.warn("worker {} did not exit within {} ms of shutdown; killing it", id, EXIT_WAIT_MS);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        ProcessTreeKiller.kill(process.toHandle());
+        fail("worker was shut down");
+    }
+
+    private void readLoop() {
+        try {
+            while (true) {
+                handle(in.read());
+            }
+        } catch (EOFException e) {
+            fail("worker closed its output; " + exitDescription());
+        } catch (ProtocolException e) {
+            fail("protocol error: " + e.getMessage());
+        } catch (IOException e) {
+            fail("cannot read from the worker: " + e.getMessage() + "; " + exitDescription());
+        } catch (RuntimeException e) {
+            LOG.error("unexpected failure reading worker {}", id, e);
+            fail("unexpected failure reading the worker: " + e);
+        }
+    }
+
+    private void handle(Message message) {
+        if (message instanceof Hello h) {
+            if (hello.isDone()) {
+                fail("protocol error: the worker said hello twice");
+            } else if (h.protocolVersion() != Message.PROTOCOL_VERSION) {
+                fail("the worker speaks protocol version " + h.protocolVersion() + " but this coordinator speaks "
+                        + Message.PROTOCOL_VERSION + "; the worker and coordinator come from different archpool releases");
+            } else {
+                hello.complete(h);
+            }
+            return;
+        }
+        if (!hello.isDone()) {
+            fail("protocol error: the worker's first line was a " + message.getClass().getSimpleName()
+                    + ", not hello");
+            return;
+        }
+        if (message instanceof Progress p) {
+            Pending current = current();
+            if (current == null || !current.requestId().equals(p.requestId())) {
+                fail("protocol error: progress for request " + p.requestId() + ", which is not the one in flight");
+            } else {
+                current.progress().accept(p.phase());
+            }
+        } else if (message instanceof BuildResult r) {
+            Pending current;
+            synchronized (lock) {
+                current = pending;
+                if (current != null && current.requestId().equals(r.requestId())) {
+                    pending = null;
+                }
+            }
+            if (current == null || !current.requestId().equals(r.requestId())) {
+                fail("protocol error: a result for request " + r.requestId() + ", which is not the one in flight");
+            } else {
+                current.result().complete(r);
+            }
+        } else {
+            fail("protocol error: a worker must not send " + message.getClass().getSimpleName());
+        }
+    }
+
+    private Pending current() {
+        synchronized (lock) {
+            return pending;
+        }
+    }
+
+    private void fail(String reason) {
+        Pending toFail;
+        synchronized (lock) {
+            if (failure != null) {
+                return;
+            }
+            failure = reason;
+            toFail = pending;
+            pending = null;
+        }
+        WorkerFailedException e = new WorkerFailedException("worker " + id + " (pid " + process.pid() + "): " + reason);
+        hello.completeExceptionally(e);
+        if (toFail != null) {
+            toFail.result().completeExceptionally(e);
+        }
+        ProcessTreeKiller.kill(process.toHandle());
+    }
+
+    private String exitDescription() {
+        try {
+            int status = process.onExit().get(EXIT_WAIT_MS, TimeUnit.MILLISECONDS).exitValue();
+            return status > 128 ? "it exited with status " + status + " (killed by signal " + (status - 128) + ")"
+                    : "it exited with status " + status;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "it was still running";
+        } catch (ExecutionException | TimeoutException e) {
+            return "it was still running";
+        }
+    }
+}

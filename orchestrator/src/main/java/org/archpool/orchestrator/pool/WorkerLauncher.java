@@ -1,0 +1,15 @@
+package org.archpool.orchestrator.pool;
+
+/** Starts workers: worker JVMs on this machine, in-process runners, later Slurm job steps. */
+public interface WorkerLauncher {
+
+    /**
+     * Starts a worker and waits until it is ready to take a request.
+     *
+     * @throws WorkerFailedException when it cannot be started or does not say hello properly
+     */
+    Worker launch(String workerId) throws WorkerFailedException;
+
+    /** What kind of worker this launches, for the report: {@code process} or {@code thread}. */
+    String mode();
+}

@@ -1,0 +1,110 @@
+package org.archpool.orchestrator.pool;
+
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A fixed number of worker slots. A slot's worker is started when the slot first needs it, reused for
+ * every later job, and replaced after it fails. Slot {@code i}'s workers are named {@code w<i>},
+ * {@code w<i>.2}, {@code w<i>.3}…
+ */
+public final class WorkerPool implements AutoCloseable {
+
+    private final WorkerLauncher launcher;
+    private final Clock clock;
+    private final long startedAtMs;
+    private final Worker[] workers;
+    private final int[] generations;
+    private final List<WorkerEvent> events = new ArrayList<>();
+    private boolean closed;
+
+    public WorkerPool(WorkerLauncher launcher, int size, Clock clock) {
+        if (size < 1) {
+            throw new IllegalArgumentException("a pool needs at least one slot");
+        }
+        this.launcher = launcher;
+        this.clock = clock;
+        this.startedAtMs = clock.millis();
+        this.workers = new Worker[size];
+        this.generations = new int[size];
+    }
+
+    public int size() {
+        return workers.length;
+    }
+
+    public String mode() {
+        return launcher.mode();
+    }
+
+    /** The live worker of {@code slot}, started now if it has none. */
+    public Worker workerFor(int slot) throws WorkerFailedException {
+        synchronized (this) {
+            if (closed) {
+                throw new WorkerFailedException("the pool is closed");
+            }
+            Worker current = workers[slot];
+            if (current != null && current.isAlive()) {
+                return current;
+            }
+            if (current != null) {
+                record(current.id(), "died", current.pid(), "found dead");
+                workers[slot] = null;
+            }
+            generations[slot]++;
+        }
+        String id = "w" + (slot + 1) + (generations[slot] > 1 ? "." + generations[slot] : "");
+        Worker worker;
+        try {
+            worker = launcher.launch(id);
+        } catch (WorkerFailedException e) {
+            record(id, "failed_to_start", null, e.getMessage());
+            throw e;
+        }
+        synchronized (this) {
+            if (closed) {
+                worker.close();
+                throw new WorkerFailedException("the pool is closed");
+            }
+            workers[slot] = worker;
+            record(id, "started", worker.pid() < 0 ? null : worker.pid(), null);
+        }
+        return worker;
+    }
+
+    /** Takes a failed worker out of its slot and makes sure it is gone; the next job gets a fresh one. */
+    public void discard(int slot, Worker worker, String reason) {
+        synchronized (this) {
+            if (workers[slot] == worker) {
+                workers[slot] = null;
+            }
+            record(worker.id(), "died", worker.pid() < 0 ? null : worker.pid(), reason);
+        }
+        worker.close();
+    }
+
+    /** Starts and deaths so far, in order. */
+    public synchronized List<WorkerEvent> events() {
+        return List.copyOf(events);
+    }
+
+    @Override
+    public void close() {
+        List<Worker> toClose = new ArrayList<>();
+        synchronized (this) {
+            closed = true;
+            for (int i = 0; i < workers.length; i++) {
+                if (workers[i] != null) {
+                    toClose.add(workers[i]);
+                    workers[i] = null;
+                }
+            }
+        }
+        toClose.parallelStream().forEach(Worker::close);
+    }
+
+    private synchronized void record(String worker, String event, Long pid, String reason) {
+        events.add(new WorkerEvent(worker, event, pid, clock.millis() - startedAtMs, reason));
+    }
+}

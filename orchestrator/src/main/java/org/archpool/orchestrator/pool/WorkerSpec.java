@@ -1,0 +1,63 @@
+package org.archpool.orchestrator.pool;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * How to start a worker JVM.
+ *
+ * @param java         the {@code java} executable
+ * @param jvmOptions   options before the class name (heap, GC, CDS…)
+ * @param classPath    the class path holding the worker and its dependencies
+ * @param environment  the worker's whole environment (the coordinator's, minus nothing; visibility variables
+ *                     are overridden by the launcher)
+ * @param stderrDir    folder for each worker's stderr file
+ * @param helloTimeout how long a new worker may take to say hello
+ */
+public record WorkerSpec(Path java, List<String> jvmOptions, String classPath, Map<String, String> environment,
+                         Path stderrDir, Duration helloTimeout) {
+
+    /** The worker's entry point. */
+    public static final String MAIN_CLASS = "org.archpool.worker.WorkerMain";
+
+    /**
+     * Defaults sized for many workers on a small machine: a small heap, the serial collector, the client
+     * compiler only, no perf data file.
+     */
+    public static final List<String> DEFAULT_JVM_OPTIONS = List.of(
+            "-Xmx128m", "-Xss512k", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData",
+            "-Xshare:auto");
+
+    public WorkerSpec {
+        Objects.requireNonNull(java, "java");
+        jvmOptions = List.copyOf(jvmOptions);
+        Objects.requireNonNull(classPath, "classPath");
+        environment = Map.copyOf(environment);
+        Objects.requireNonNull(stderrDir, "stderrDir");
+        Objects.requireNonNull(helloTimeout, "helloTimeout");
+    }
+
+    /** The same JVM and class path as this coordinator. */
+    public static WorkerSpec ofCurrentJvm(Map<String, String> environment, Path stderrDir) {
+        Path java = Path.of(System.getProperty("java.home"), "bin", "java");
+        return new WorkerSpec(java, DEFAULT_JVM_OPTIONS, System.getProperty("java.class.path"), environment,
+                stderrDir, Duration.ofSeconds(30));
+    }
+
+    /** The worker's command line. */
+    public List<String> command(String workerId) {
+        List<String> command = new ArrayList<>();
+        command.add(java.toString());
+        command.addAll(jvmOptions);
+        command.add("-cp");
+        command.add(classPath);
+        command.add(MAIN_CLASS);
+        command.add("--worker-id");
+        command.add(workerId);
+        return command;
+    }
+}

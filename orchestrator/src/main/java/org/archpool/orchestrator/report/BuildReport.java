@@ -1,0 +1,35 @@
+package org.archpool.orchestrator.report;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import java.util.List;
+import java.util.Map;
+import org.archpool.orchestrator.arch.Resolution;
+import org.archpool.orchestrator.pool.WorkerEvent;
+import org.archpool.orchestrator.schedule.JobOutcome;
+
+/**
+ * The JSON report of one build (schema version 1): what was targeted and why, the pool, and one entry per
+ * manifest job, in manifest order.
+ *
+ * @param outcomes how many jobs ended with each outcome
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public record BuildReport(
+        int schemaVersion,
+        String archpoolVersion,
+        String manifest,
+        String startedAt,
+        long durationMs,
+        int exitCode,
+        Resolution resolution,
+        Pool pool,
+        Map<String, Integer> outcomes,
+        List<JobOutcome> jobs) {
+
+    public static final int SCHEMA_VERSION = 1;
+
+    /** The pool's shape and its workers' starts and deaths. */
+    public record Pool(String mode, int workers, int buildParallelism, int retries, boolean keepGoing,
+                       String logDir, List<WorkerEvent> workerEvents) {
+    }
+}

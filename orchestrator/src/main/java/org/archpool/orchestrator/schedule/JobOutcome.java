@@ -1,0 +1,44 @@
+package org.archpool.orchestrator.schedule;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import java.util.List;
+import org.archpool.protocol.Artifact;
+import org.archpool.protocol.Outcome;
+import org.archpool.protocol.PhaseTiming;
+
+/**
+ * The one recorded outcome of a job, as the report shows it.
+ *
+ * @param worker          the worker that ran the last attempt (null when none did)
+ * @param attempts        how many times the job was sent to a worker
+ * @param queueWaitMs     from submission to the first dispatch
+ * @param totalMs         from the first dispatch to the outcome
+ * @param attemptFailures why earlier attempts crashed, in order
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public record JobOutcome(
+        String id,
+        String kind,
+        Outcome outcome,
+        Integer exitCode,
+        String signal,
+        String worker,
+        int attempts,
+        long queueWaitMs,
+        long configureMs,
+        long buildMs,
+        long commandMs,
+        long totalMs,
+        List<PhaseTiming> phases,
+        String logPath,
+        String logTail,
+        String message,
+        List<Artifact> artifacts,
+        List<String> attemptFailures) {
+
+    public JobOutcome {
+        phases = phases == null ? List.of() : List.copyOf(phases);
+        artifacts = artifacts == null ? List.of() : List.copyOf(artifacts);
+        attemptFailures = attemptFailures == null ? List.of() : List.copyOf(attemptFailures);
+    }
+}

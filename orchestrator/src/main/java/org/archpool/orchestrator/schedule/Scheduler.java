@@ -1,0 +1,178 @@
+package org.archpool.orchestrator.schedule;
+
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.archpool.orchestrator.pool.Worker;
+import org.archpool.orchestrator.pool.WorkerFailedException;
+import org.archpool.orchestrator.pool.WorkerPool;
+import org.archpool.protocol.BuildRequest;
+import org.archpool.protocol.BuildResult;
+import org.archpool.protocol.JobSpec;
+import org.archpool.protocol.Outcome;
+import org.archpool.protocol.Phase;
+
+/**
+ * Runs submitted jobs on the pool's slots, one job per slot at a time, in submission order. A job whose
+ * worker fails is retried on a fresh worker up to {@code retries} times, then recorded {@code crashed}.
+ * Unless {@code keepGoing}, the first job that does not succeed stops dispatching: every job not yet
+ * started is recorded {@code cancelled}. Every submitted job's future completes with exactly one outcome.
+ */
+public final class Scheduler implements AutoCloseable {
+
+    /** How long past a job's own time limit the coordinator waits for the worker's answer. */
+    static final long WORKER_ANSWER_GRACE_MS = 30_000;
+
+    private record Queued(JobSpec job, CompletableFuture<JobOutcome> future, long submittedAtMs) {
+    }
+
+    private static final Queued STOP = new Queued(null, null, 0);
+
+    private final WorkerPool pool;
+    private final SchedulerConfig config;
+    private final Clock clock;
+    private final SchedulerListener listener;
+    private final BlockingQueue<Queued> queue = new LinkedBlockingQueue<>();
+    private final List<Thread> slots = new ArrayList<>();
+    private volatile String stopReason;
+
+    public Scheduler(WorkerPool pool, SchedulerConfig config, Clock clock, SchedulerListener listener) {
+        this.pool = pool;
+        this.config = config;
+        this.clock = clock;
+        this.listener = listener;
+        for (int i = 0; i < pool.size(); i++) {
+            int slot = i;
+            Thread t = new Thread(() -> slotLoop(slot), "archpool-slot-" + (slot + 1));
+            t.setDaemon(true);
+            slots.add(t);
+            t.start();
+        }
+    }
+
+    /** Queues {@code job}; the future completes with its one outcome. */
+    public CompletableFuture<JobOutcome> submit(JobSpec job) {
+        CompletableFuture<JobOutcome> future = new CompletableFuture<>();
+        queue.add(new Queued(job, future, clock.millis()));
+        return future;
+    }
+
+    /** Lets queued jobs finish (or be cancelled), then ends the slot threads. The pool is the caller's. */
+    @Override
+    public void close() {
+        slots.forEach(t -> queue.add(STOP));
+        for (Thread t : slots) {
+            try {
+                t.join();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+
+    private void slotLoop(int slot) {
+        while (true) {
+            Queued q;
+            try {
+                q = queue.take();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+            if (q == STOP) {
+                return;
+            }
+            JobOutcome outcome;
+            String reason = stopReason;
+            if (reason != null) {
+                outcome = notStarted(q, reason);
+            } else {
+                outcome = run(slot, q);
+                if (outcome.outcome() != Outcome.SUCCEEDED && !config.keepGoing()) {
+                    stopReason = "job '" + outcome.id() + "' " + outcome.outcome().wireName()
+                            + " and --keep-going is off";
+                }
+            }
+            listener.finished(outcome);
+            q.future().complete(outcome);
+        }
+    }
+
+    private JobOutcome run(int slot, Queued q) {
+        JobSpec job = q.job();
+        long dispatchedAt = clock.millis();
+        long queueWait = dispatchedAt - q.submittedAtMs();
+        long timeoutMs = job.timeoutMs() != null ? job.timeoutMs() : config.defaultTimeoutMs();
+        List<String> failures = new ArrayList<>();
+        String lastWorker = null;
+        int attempts = 0;
+        for (int attempt = 1; attempt <= config.retries() + 1; attempt++) {
+            Worker worker;
+            try {
+                worker = pool.workerFor(slot);
+            } catch (WorkerFailedException e) {
+                failures.add(e.getMessage());
+                continue;
+            }
+            attempts = attempt;
+            lastWorker = worker.id();
+            listener.started(job.id(), worker.id(), attempt);
+            BuildRequest request = new BuildRequest(job.id() + "#" + attempt, job, config.target(), timeoutMs,
+                    config.buildParallelism(), logPath(job, attempt).toString());
+            CompletableFuture<BuildResult> answer = worker.execute(request, phase -> listener.phase(job.id(), phase));
+            try {
+                BuildResult result = timeoutMs > 0
+                        ? answer.get(timeoutMs + WORKER_ANSWER_GRACE_MS, TimeUnit.MILLISECONDS)
+                        : answer.get();
+                return fromResult(job, result, worker.id(), attempt, queueWait, dispatchedAt, failures);
+            } catch (ExecutionException e) {
+                String reason = e.getCause() instanceof WorkerFailedException w ? w.getMessage() : String.valueOf(e.getCause());
+                failures.add(reason);
+                pool.discard(slot, worker, reason);
+            } catch (TimeoutException e) {
+                String reason = "worker " + worker.id() + " gave no answer " + WORKER_ANSWER_GRACE_MS
+                        + " ms past the job's time limit; it was killed";
+                failures.add(reason);
+                pool.discard(slot, worker, reason);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                worker.cancel(request.requestId());
+                return new JobOutcome(job.id(), job.kind(), Outcome.CANCELLED, null, null, worker.id(), attempt,
+                        queueWait, 0, 0, 0, clock.millis() - dispatchedAt, null, request.logPath(), null,
+                        "cancelled: the coordinator was interrupted", null, failures);
+            }
+        }
+        return new JobOutcome(job.id(), job.kind(), Outcome.CRASHED, null, null, lastWorker, attempts, queueWait,
+                0, 0, 0, clock.millis() - dispatchedAt, null,
+                attempts > 0 ? logPath(job, attempts).toString() : null, null,
+                "the infrastructure failed " + failures.size() + " time(s); last: "
+                        + (failures.isEmpty() ? "unknown" : failures.get(failures.size() - 1)),
+                null, failures);
+    }
+
+    private JobOutcome fromResult(JobSpec job, BuildResult r, String worker, int attempt, long queueWait,
+                                  long dispatchedAt, List<String> failures) {
+        return new JobOutcome(job.id(), job.kind(), r.outcome(), r.exitCode(), r.signal(), worker, attempt,
+                queueWait, r.millisIn(Phase.CONFIGURE), r.millisIn(Phase.BUILD), r.millisIn(Phase.COMMAND),
+                clock.millis() - dispatchedAt, r.phases(), r.logPath(), r.logTail(), r.message(), r.artifacts(),
+                failures);
+    }
+
+    private JobOutcome notStarted(Queued q, String reason) {
+        return new JobOutcome(q.job().id(), q.job().kind(), Outcome.CANCELLED, null, null, null, 0,
+                clock.millis() - q.submittedAtMs(), 0, 0, 0, 0, null, null, null, "not started: " + reason,
+                null, null);
+    }
+
+    private Path logPath(JobSpec job, int attempt) {
+        return config.logDir().resolve(attempt == 1 ? job.id() + ".log" : job.id() + ".attempt" + attempt + ".log");
+    }
+}

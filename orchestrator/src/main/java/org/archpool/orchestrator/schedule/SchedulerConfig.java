@@ -1,0 +1,26 @@
+package org.archpool.orchestrator.schedule;
+
+import java.nio.file.Path;
+import java.util.Objects;
+import org.archpool.protocol.Target;
+
+/**
+ * How the scheduler runs jobs.
+ *
+ * @param target            the architecture every job is built for
+ * @param logDir            where each job's log file goes
+ * @param defaultTimeoutMs  a job's time limit when its manifest entry sets none (0 = none)
+ * @param buildParallelism  {@code K} of {@code cmake --build --parallel K}
+ * @param retries           how many times a job whose worker failed is retried on a fresh worker
+ * @param keepGoing         keep starting jobs after one did not succeed
+ */
+public record SchedulerConfig(Target target, Path logDir, long defaultTimeoutMs, int buildParallelism,
+                              int retries, boolean keepGoing) {
+    public SchedulerConfig {
+        Objects.requireNonNull(target, "target");
+        Objects.requireNonNull(logDir, "logDir");
+        if (buildParallelism < 1 || retries < 0 || defaultTimeoutMs < 0) {
+            throw new IllegalArgumentException("buildParallelism >= 1, retries >= 0 and defaultTimeoutMs >= 0");
+        }
+    }
+}

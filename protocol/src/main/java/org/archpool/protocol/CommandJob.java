@@ -1,0 +1,40 @@
+package org.archpool.protocol;
+
+import com.fasterxml.jackson.annotation.JsonIgnore;
+import com.fasterxml.jackson.annotation.JsonInclude;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * A direct compiler invocation: {@code argv} run without a shell in {@code cwd}. The worker expands the
+ * placeholders {@code {archs}} (the {@code ;}-joined list, inside any item) and {@code {offload-arch-flags}}
+ * (an item of its own, replaced by one argv item per architecture).
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public record CommandJob(
+        String id,
+        List<String> argv,
+        String cwd,
+        Map<String, String> env,
+        Long timeoutMs,
+        List<String> artifacts) implements JobSpec {
+
+    public CommandJob {
+        JobSpec.requireValidId(id);
+        Objects.requireNonNull(argv, "command job '" + id + "': argv");
+        argv = List.copyOf(argv);
+        if (argv.isEmpty() || argv.get(0).isBlank()) {
+            throw new IllegalArgumentException("command job '" + id + "' has an empty argv");
+        }
+        Objects.requireNonNull(cwd, "command job '" + id + "': cwd");
+        env = env == null ? Map.of() : Map.copyOf(env);
+        artifacts = artifacts == null ? List.of() : List.copyOf(artifacts);
+    }
+
+    @Override
+    @JsonIgnore
+    public String kind() {
+        return "command";
+    }
+}

@@ -1,0 +1,302 @@
+package org.archpool.protocol.manifest;
+
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.archpool.protocol.CmakeJob;
+import org.archpool.protocol.CommandJob;
+import org.archpool.protocol.JobSpec;
+
+/**
+ * Reads a version-1 manifest:
+ * <pre>
+ * {"version": 1,
+ *  "defaults": {"generator", "buildType", "buildRoot", "defines", "env", "timeout", "configureArgs", "buildArgs"},
+ *  "jobs": [{"id", "kind": "cmake", "sourceDir", "buildDir", …} | {"id", "kind": "command", "argv", "cwd", …}]}
+ * </pre>
+ * Relative paths start at the manifest's folder; a cmake job's build folder defaults to
+ * {@code <buildRoot>/<id>} with {@code buildRoot} defaulting to {@code build}. Unknown fields are ignored.
+ */
+public final class ManifestReader {
+
+    private final ObjectMapper mapper = JsonMapper.builder()
+            .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
+            .build();
+
+    public Manifest read(Path file) throws ManifestException {
+        Path path = file.toAbsolutePath().normalize();
+        byte[] bytes;
+        try {
+            if (Files.isDirectory(path)) {
+                throw new ManifestException("manifest " + file + " is a folder; give the path of its JSON file");
+            }
+            bytes = Files.readAllBytes(path);
+        } catch (NoSuchFileException e) {
+            throw new ManifestException("manifest " + file + " does not exist; check the path (relative paths start at "
+                    + Path.of("").toAbsolutePath() + ")");
+        } catch (IOException e) {
+            throw new ManifestException("cannot read manifest " + file + ": " + e.getMessage());
+        }
+        JsonNode root;
+        try {
+            root = mapper.readTree(bytes);
+        } catch (JsonProcessingException e) {
+            JsonLocation at = e.getLocation();
+            String where = at == null ? "" : " at line " + at.getLineNr() + ", column " + at.getColumnNr();
+            throw new ManifestException("manifest " + file + " is not valid JSON" + where + ": "
+                    + e.getOriginalMessage() + ". Fix the JSON syntax there.");
+        } catch (IOException e) {
+            throw new ManifestException("cannot read manifest " + file + ": " + e.getMessage());
+        }
+        return parse(path, root);
+    }
+
+    /** Validates an already-parsed tree; {@code file} locates relative paths and names the manifest in messages. */
+    public Manifest parse(Path file, JsonNode root) throws ManifestException {
+        Context ctx = new Context(file.toAbsolutePath().normalize());
+        if (root == null || !root.isObject()) {
+            throw ctx.error("the top level must be a JSON object {\"version\": 1, \"jobs\": [...]}");
+        }
+        JsonNode version = root.get("version");
+        if (version == null) {
+            throw ctx.error("\"version\" is missing; add \"version\": 1");
+        }
+        if (!version.isInt() || version.intValue() != Manifest.VERSION) {
+            throw ctx.error("\"version\" is " + version + " but this archpool reads version " + Manifest.VERSION
+                    + " only; write \"version\": 1 or use the archpool release that matches the manifest");
+        }
+        Defaults defaults = readDefaults(ctx, root.get("defaults"));
+        JsonNode jobs = root.get("jobs");
+        if (jobs == null || !jobs.isArray()) {
+            throw ctx.error("\"jobs\" must be an array of job objects");
+        }
+        if (jobs.isEmpty()) {
+            throw ctx.error("\"jobs\" is empty; add at least one job");
+        }
+        List<JobSpec> specs = new ArrayList<>();
+        Set<String> ids = new HashSet<>();
+        for (int i = 0; i < jobs.size(); i++) {
+            JobSpec spec = readJob(ctx, defaults, jobs.get(i), i);
+            if (!ids.add(spec.id())) {
+                throw ctx.error("jobs[" + i + "] repeats the id '" + spec.id() + "'; job ids must be unique");
+            }
+            specs.add(spec);
+        }
+        return new Manifest(ctx.file, Manifest.VERSION, specs);
+    }
+
+    private record Defaults(String generator, String buildType, String buildRoot, Map<String, String> defines,
+                            Map<String, String> env, Long timeoutMs, List<String> configureArgs,
+                            List<String> buildArgs) {
+    }
+
+    private Defaults readDefaults(Context ctx, JsonNode node) throws ManifestException {
+        if (node == null || node.isNull()) {
+            return new Defaults(null, null, "build", Map.of(), Map.of(), null, List.of(), List.of());
+        }
+        if (!node.isObject()) {
+            throw ctx.error("\"defaults\" must be an object");
+        }
+        String where = "defaults";
+        String buildRoot = ctx.string(node, "buildRoot", where, false);
+        return new Defaults(
+                ctx.string(node, "generator", where, false),
+                ctx.string(node, "buildType", where, false),
+                buildRoot == null ? "build" : buildRoot,
+                ctx.stringMap(node, "defines", where),
+                ctx.stringMap(node, "env", where),
+                ctx.timeout(node, where),
+                ctx.stringList(node, "configureArgs", where),
+                ctx.stringList(node, "buildArgs", where));
+    }
+
+    private JobSpec readJob(Context ctx, Defaults d, JsonNode node, int index) throws ManifestException {
+        String where = "jobs[" + index + "]";
+        if (node == null || !node.isObject()) {
+            throw ctx.error(where + " must be an object with \"id\" and \"kind\"");
+        }
+        String id = ctx.string(node, "id", where, true);
+        if (!JobSpec.isValidId(id)) {
+            throw ctx.error(where + " has the id '" + id
+                    + "', which is not allowed: use 1 to 128 characters of A-Z a-z 0-9 . _ -");
+        }
+        where = "job '" + id + "'";
+        String kind = ctx.string(node, "kind", where, true);
+        Map<String, String> env = merge(d.env(), ctx.stringMap(node, "env", where));
+        Long timeoutMs = ctx.timeout(node, where);
+        if (timeoutMs == null) {
+            timeoutMs = d.timeoutMs();
+        }
+        List<String> artifacts = ctx.stringList(node, "artifacts", where);
+        try {
+            switch (kind) {
+                case "cmake": {
+                    String source = ctx.string(node, "sourceDir", where, true);
+                    Path sourceDir = ctx.resolve(source);
+                    if (!Files.isDirectory(sourceDir)) {
+                        throw ctx.error(where + ": sourceDir " + sourceDir + " is not a folder; fix the path"
+                                + " (relative paths start at the manifest's folder)");
+                    }
+                    if (!Files.isRegularFile(sourceDir.resolve("CMakeLists.txt"))) {
+                        throw ctx.error(where + ": sourceDir " + sourceDir + " has no CMakeLists.txt; point it at"
+                                + " the project's top folder");
+                    }
+                    String build = ctx.string(node, "buildDir", where, false);
+                    Path buildDir = build != null ? ctx.resolve(build) : ctx.resolve(d.buildRoot()).resolve(id);
+                    String generator = ctx.string(node, "generator", where, false);
+                    String buildType = ctx.string(node, "buildType", where, false);
+                    List<String> configureArgs = concat(d.configureArgs(), ctx.stringList(node, "configureArgs", where));
+                    List<String> buildArgs = concat(d.buildArgs(), ctx.stringList(node, "buildArgs", where));
+                    return new CmakeJob(id, sourceDir.toString(), buildDir.normalize().toString(),
+                            generator != null ? generator : d.generator(),
+                            buildType != null ? buildType : d.buildType(),
+                            merge(d.defines(), ctx.stringMap(node, "defines", where)),
+                            configureArgs, buildArgs, ctx.stringList(node, "targets", where),
+                            env, timeoutMs, artifacts);
+                }
+                case "command": {
+                    List<String> argv = ctx.stringList(node, "argv", where);
+                    if (argv.isEmpty()) {
+                        throw ctx.error(where + ": \"argv\" is missing or empty; give the program and its"
+                                + " arguments as a JSON array of strings (no shell)");
+                    }
+                    String cwd = ctx.string(node, "cwd", where, false);
+                    Path cwdPath = cwd == null ? ctx.file.getParent() : ctx.resolve(cwd);
+                    if (!Files.isDirectory(cwdPath)) {
+                        throw ctx.error(where + ": cwd " + cwdPath + " is not a folder; fix the path");
+                    }
+                    return new CommandJob(id, argv, cwdPath.toString(), env, timeoutMs, artifacts);
+                }
+                default:
+                    throw ctx.error(where + " has the unknown kind '" + kind + "'; use \"cmake\" or \"command\"");
+            }
+        } catch (IllegalArgumentException e) {
+            throw ctx.error(e.getMessage());
+        }
+    }
+
+    private static Map<String, String> merge(Map<String, String> base, Map<String, String> over) {
+        Map<String, String> out = new LinkedHashMap<>(base);
+        out.putAll(over);
+        return out;
+    }
+
+    private static List<String> concat(List<String> a, List<String> b) {
+        List<String> out = new ArrayList<>(a);
+        out.addAll(b);
+        return out;
+    }
+
+    /** Where the manifest is, and helpers that name the field in their errors. */
+    private static final class Context {
+        final Path file;
+
+        Context(Path file) {
+            this.file = file;
+        }
+
+        ManifestException error(String message) {
+            return new ManifestException("manifest " + file + ": " + message);
+        }
+
+        Path resolve(String path) {
+            return file.getParent().resolve(path).normalize();
+        }
+
+        String string(JsonNode node, String field, String where, boolean required) throws ManifestException {
+            JsonNode v = node.get(field);
+            if (v == null || v.isNull()) {
+                if (required) {
+                    throw error(where + ": \"" + field + "\" is missing");
+                }
+                return null;
+            }
+            if (!v.isTextual()) {
+                throw error(where + ": \"" + field + "\" must be a string, not " + v);
+            }
+            if (v.textValue().isBlank()) {
+                throw error(where + ": \"" + field + "\" is empty");
+            }
+            return v.textValue();
+        }
+
+        List<String> stringList(JsonNode node, String field, String where) throws ManifestException {
+            JsonNode v = node.get(field);
+            if (v == null || v.isNull()) {
+                return List.of();
+            }
+            if (!v.isArray()) {
+                throw error(where + ": \"" + field + "\" must be an array of strings");
+            }
+            List<String> out = new ArrayList<>();
+            for (int i = 0; i < v.size(); i++) {
+                if (!v.get(i).isTextual()) {
+                    throw error(where + ": \"" + field + "\"[" + i + "] must be a string, not " + v.get(i));
+                }
+                out.add(v.get(i).textValue());
+            }
+            return out;
+        }
+
+        Map<String, String> stringMap(JsonNode node, String field, String where) throws ManifestException {
+            JsonNode v = node.get(field);
+            if (v == null || v.isNull()) {
+                return Map.of();
+            }
+            if (!v.isObject()) {
+                throw error(where + ": \"" + field + "\" must be an object of names to values");
+            }
+            Map<String, String> out = new LinkedHashMap<>();
+            Iterator<Map.Entry<String, JsonNode>> it = v.fields();
+            while (it.hasNext()) {
+                Map.Entry<String, JsonNode> e = it.next();
+                JsonNode value = e.getValue();
+                String text;
+                if (value.isTextual()) {
+                    text = value.textValue();
+                } else if (value.isBoolean()) {
+                    text = value.booleanValue() ? "ON" : "OFF";
+                } else if (value.isNumber()) {
+                    text = value.asText();
+                } else {
+                    throw error(where + ": \"" + field + "\"." + e.getKey() + " must be a string, number or boolean");
+                }
+                if (e.getKey().isBlank() || e.getKey().contains("=")) {
+                    throw error(where + ": \"" + field + "\" has the name '" + e.getKey()
+                            + "', which is empty or contains '='");
+                }
+                out.put(e.getKey(), text);
+            }
+            return out;
+        }
+
+        Long timeout(JsonNode node, String where) throws ManifestException {
+            JsonNode v = node.get("timeout");
+            if (v == null || v.isNull()) {
+                return null;
+            }
+            if (!v.isTextual() && !v.isNumber()) {
+                throw error(where + ": \"timeout\" must be a duration such as \"90s\", \"10m\" or \"1h30m\"");
+            }
+            try {
+                return Durations.parse(v.asText()).toMillis();
+            } catch (IllegalArgumentException e) {
+                throw error(where + ": \"timeout\" " + e.getMessage());
+            }
+        }
+    }
+}

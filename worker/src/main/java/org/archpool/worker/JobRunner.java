@@ -1,0 +1,150 @@
+package org.archpool.worker;
+
+import java.io.BufferedOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+import org.archpool.protocol.Artifact;
+import org.archpool.protocol.BuildRequest;
+import org.archpool.protocol.BuildResult;
+import org.archpool.protocol.CmakeJob;
+import org.archpool.protocol.CommandJob;
+import org.archpool.protocol.Outcome;
+import org.archpool.protocol.Phase;
+import org.archpool.protocol.PhaseTiming;
+import org.archpool.worker.exec.CancellationToken;
+import org.archpool.worker.exec.ChildEnvironment;
+import org.archpool.worker.exec.Deadline;
+import org.archpool.worker.exec.LogTail;
+import org.archpool.worker.exec.Step;
+import org.archpool.worker.exec.StepResult;
+import org.archpool.worker.exec.StepRunner;
+import org.archpool.worker.toolchain.CmakeInvocation;
+import org.archpool.worker.toolchain.CommandInvocation;
+
+/**
+ * Runs one {@link BuildRequest} to its {@link BuildResult}: plans the job's steps, runs them in order into
+ * the job's log file, stops at the first that does not succeed. Shared by worker JVMs and thread mode.
+ * Never throws for anything a job can do; every request gets a result.
+ */
+public final class JobRunner {
+
+    static final int TAIL_LINES = 40;
+    static final int TAIL_BYTES = 16 * 1024;
+
+    private final StepRunner steps;
+    private final CmakeInvocation cmake;
+    private final ArtifactScanner artifacts;
+    private final Clock clock;
+
+    public JobRunner(StepRunner steps, CmakeInvocation cmake, ArtifactScanner artifacts, Clock clock) {
+        this.steps = steps;
+        this.cmake = cmake;
+        this.artifacts = artifacts;
+        this.clock = clock;
+    }
+
+    /** A runner with the system clock and {@code cmake} from the PATH. */
+    public static JobRunner standard() {
+        Clock clock = Clock.systemUTC();
+        return new JobRunner(new StepRunner(clock), new CmakeInvocation("cmake"), new ArtifactScanner(GpuCodeReaders.standard()), clock);
+    }
+
+    /**
+     * @param progress told each phase as it starts
+     * @param token    cancels the running step (its process tree is killed)
+     */
+    public BuildResult run(BuildRequest request, Consumer<Phase> progress, CancellationToken token) {
+        Path logPath = Path.of(request.logPath());
+        Deadline deadline = Deadline.after(clock, request.timeoutMs());
+        List<PhaseTiming> timings = new ArrayList<>();
+        List<Step> plan;
+        try {
+            plan = plan(request);
+        } catch (IllegalArgumentException e) {
+            return result(request, Outcome.FAILED, null, timings, List.of(), null, e.getMessage());
+        }
+        try {
+            Files.createDirectories(logPath.toAbsolutePath().getParent());
+            for (Step step : plan) {
+                Files.createDirectories(step.cwd());
+            }
+        } catch (IOException e) {
+            return result(request, Outcome.FAILED, null, timings, List.of(), null,
+                    "cannot create a folder the job needs: " + e);
+        }
+        StepResult last = null;
+        try (OutputStream log = new BufferedOutputStream(Files.newOutputStream(logPath), 1 << 14)) {
+            writeLine(log, "# archpool job " + request.job().id() + " (" + request.job().kind() + ") for "
+                    + request.target().platform().wireName() + " " + request.target().cmakeList()
+                    + ", started " + Instant.now(clock));
+            for (Step step : plan) {
+                progress.accept(step.phase());
+                writeLine(log, "$ " + String.join(" ", step.argv()));
+                log.flush();
+                last = steps.run(step, log, deadline, token);
+                log.flush();
+                timings.add(new PhaseTiming(step.phase(), last.ms(), last.exitCode()));
+                if (!last.succeeded()) {
+                    writeLine(log, "# " + describe(step, last));
+                    break;
+                }
+            }
+        } catch (IOException e) {
+            return result(request, Outcome.FAILED, null, timings, List.of(), null,
+                    "cannot write the job log " + logPath + ": " + e.getMessage());
+        }
+        String tail = LogTail.read(logPath, TAIL_LINES, TAIL_BYTES);
+        if (last == null || last.succeeded()) {
+            List<Artifact> found = artifacts.scan(request.job(), request.target());
+            return result(request, Outcome.SUCCEEDED, 0, timings, found, null, null);
+        }
+        Step failedStep = plan.get(timings.size() - 1);
+        Outcome outcome = switch (last.ending()) {
+            case TIMED_OUT -> Outcome.TIMED_OUT;
+            case CANCELLED -> Outcome.CANCELLED;
+            case EXITED, NOT_STARTED -> Outcome.FAILED;
+        };
+        return result(request, outcome, last.exitCode(), timings, List.of(), tail, describe(failedStep, last));
+    }
+
+    private List<Step> plan(BuildRequest request) {
+        Map<String, String> env = ChildEnvironment.forJob(request.job().env(), request.target());
+        if (request.job() instanceof CmakeJob job) {
+            Path buildDir = Path.of(job.buildDir());
+            return List.of(
+                    new Step(Phase.CONFIGURE, cmake.configure(job, request.target()), buildDir, env),
+                    new Step(Phase.BUILD, cmake.build(job, request.buildParallelism()), buildDir, env));
+        }
+        CommandJob job = (CommandJob) request.job();
+        return List.of(new Step(Phase.COMMAND, CommandInvocation.argv(job, request.target()), Path.of(job.cwd()), env));
+    }
+
+    private static String describe(Step step, StepResult r) {
+        String what = step.phase().wireName() + " (" + step.argv().get(0) + ")";
+        return switch (r.ending()) {
+            case EXITED -> what + " exited with status " + r.exitCode();
+            case TIMED_OUT -> what + " timed out after " + r.ms() + " ms; its process tree was killed";
+            case CANCELLED -> what + " was cancelled; its process tree was killed";
+            case NOT_STARTED -> what + " did not run: " + r.message();
+        };
+    }
+
+    private static BuildResult result(BuildRequest request, Outcome outcome, Integer exitCode,
+                                      List<PhaseTiming> phases, List<Artifact> artifacts, String tail, String message) {
+        return new BuildResult(request.requestId(), outcome, exitCode, null, phases, artifacts,
+                request.logPath(), tail, message);
+    }
+
+    private static void writeLine(OutputStream out, String line) throws IOException {
+        out.write((line + "\n").getBytes(StandardCharsets.UTF_8));
+    }
+}

@@ -1,0 +1,173 @@
+package org.archpool.worker;
+
+import java.io.EOFException;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.archpool.protocol.BuildRequest;
+import org.archpool.protocol.BuildResult;
+import org.archpool.protocol.Cancel;
+import org.archpool.protocol.Hello;
+import org.archpool.protocol.Message;
+import org.archpool.protocol.Outcome;
+import org.archpool.protocol.Progress;
+import org.archpool.protocol.Shutdown;
+import org.archpool.protocol.codec.MessageReader;
+import org.archpool.protocol.codec.MessageWriter;
+import org.archpool.protocol.codec.ProtocolException;
+import org.archpool.worker.exec.CancellationToken;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The worker's side of the protocol: says {@code hello}, then reads requests until {@code shutdown}, end of
+ * input, or {@link #stop}. One job runs at a time on the job executor while this loop keeps reading, so a
+ * {@code cancel} reaches the running job. Every {@code build} gets exactly one {@code result}.
+ */
+public final class WorkerLoop {
+
+    /** Why the loop ended; the worker's exit status. */
+    public enum Exit {
+        SHUTDOWN(0), END_OF_INPUT(0), PARENT_GONE(0), PROTOCOL_ERROR(2), IO_ERROR(3);
+
+        public final int status;
+
+        Exit(int status) {
+            this.status = status;
+        }
+    }
+
+    private static final Logger LOG = LoggerFactory.getLogger(WorkerLoop.class);
+
+    private final MessageReader in;
+    private final MessageWriter out;
+    private final JobRunner runner;
+    private final ExecutorService jobExecutor;
+    private final CompletableFuture<Exit> exit = new CompletableFuture<>();
+    private final Object lock = new Object();
+    private RunningJob running;
+
+    private record RunningJob(String requestId, CancellationToken token, CompletableFuture<Void> done) {
+    }
+
+    public WorkerLoop(MessageReader in, MessageWriter out, JobRunner runner, ExecutorService jobExecutor) {
+        this.in = in;
+        this.out = out;
+        this.runner = runner;
+        this.jobExecutor = jobExecutor;
+    }
+
+    /** Reads and handles messages on the calling thread until the loop ends; sends {@code hello} first. */
+    public void readLoop(Hello hello) {
+        try {
+            out.write(hello);
+            while (!exit.isDone()) {
+                Message message = in.read();
+                if (!handle(message)) {
+                    break;
+                }
+            }
+        } catch (EOFException e) {
+            exit.complete(Exit.END_OF_INPUT);
+        } catch (ProtocolException e) {
+            LOG.error("protocol error from the coordinator; exiting: {}", e.getMessage());
+            exit.complete(Exit.PROTOCOL_ERROR);
+        } catch (IOException e) {
+            LOG.error("cannot talk to the coordinator; exiting: {}", e.getMessage());
+            exit.complete(Exit.IO_ERROR);
+        }
+    }
+
+    /** Ends the loop from another thread (e.g. the parent process is gone). */
+    public void stop(Exit reason) {
+        exit.complete(reason);
+    }
+
+    /** Completes with the reason the loop ended. */
+    public CompletableFuture<Exit> exit() {
+        return exit;
+    }
+
+    /**
+     * Cancels the running job, if any, and waits up to {@code grace} for its result to be sent.
+     */
+    public void cancelRunningJob(Duration grace) {
+        RunningJob job;
+        synchronized (lock) {
+            job = running;
+        }
+        if (job == null) {
+            return;
+        }
+        job.token().cancel();
+        try {
+            job.done().get(grace.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (TimeoutException | java.util.concurrent.ExecutionException e) {
+            LOG.warn("job {} did not end within {} after cancel", job.requestId(), grace);
+        }
+    }
+
+    private boolean handle(Message message) throws IOException {
+        if (message instanceof BuildRequest request) {
+            start(request);
+        } else if (message instanceof Cancel cancel) {
+            synchronized (lock) {
+                if (running != null && running.requestId().equals(cancel.requestId())) {
+                    running.token().cancel();
+                }
+            }
+        } else if (message instanceof Shutdown) {
+            exit.complete(Exit.SHUTDOWN);
+            return false;
+        } else {
+            LOG.warn("ignoring a {} message: only the coordinator's requests are expected here",
+                    message.getClass().getSimpleName());
+        }
+        return true;
+    }
+
+    private void start(BuildRequest request) throws IOException {
+        synchronized (lock) {
+            if (running != null) {
+                out.write(new BuildResult(request.requestId(), Outcome.FAILED, null, null, null, null,
+                        request.logPath(), null, "worker is busy with request " + running.requestId()
+                        + "; a worker runs one request at a time"));
+                return;
+            }
+            CancellationToken token = new CancellationToken();
+            CompletableFuture<Void> done = new CompletableFuture<>();
+            running = new RunningJob(request.requestId(), token, done);
+            jobExecutor.execute(() -> execute(request, token, done));
+        }
+    }
+
+    private void execute(BuildRequest request, CancellationToken token, CompletableFuture<Void> done) {
+        BuildResult result;
+        try {
+            result = runner.run(request, phase -> send(new Progress(request.requestId(), phase)), token);
+        } catch (RuntimeException e) {
+            LOG.error("job {} failed inside the worker", request.requestId(), e);
+            result = new BuildResult(request.requestId(), Outcome.FAILED, null, null, null, null,
+                    request.logPath(), null, "the worker failed while running the job: " + e);
+        }
+        synchronized (lock) {
+            running = null;
+        }
+        send(result);
+        done.complete(null);
+    }
+
+    private void send(Message message) {
+        try {
+            out.write(message);
+        } catch (IOException e) {
+            LOG.error("cannot send {} to the coordinator: {}", message.getClass().getSimpleName(), e.getMessage());
+            exit.complete(Exit.IO_ERROR);
+        }
+    }
+}

@@ -1,0 +1,89 @@
+package org.archpool.worker;
+
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
+import java.io.PrintStream;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import org.archpool.protocol.Hello;
+import org.archpool.protocol.Message;
+import org.archpool.protocol.codec.MessageCodec;
+import org.archpool.protocol.codec.MessageReader;
+import org.archpool.protocol.codec.MessageWriter;
+import org.archpool.worker.exec.ProcessTreeKiller;
+
+/**
+ * Entry point of a worker JVM: {@code java … org.archpool.worker.WorkerMain [--worker-id ID]}.
+ *
+ * <p>The real stdout is taken for protocol lines before anything can print, and {@code System.out} is pointed
+ * at stderr, so no stray print can corrupt the protocol. The worker exits on {@code shutdown}, at the end of
+ * stdin, and when its parent process is gone; on the way out it kills every process it started.
+ */
+public final class WorkerMain {
+
+    /** How long a running job gets to answer after the worker is told to stop. */
+    static final Duration STOP_GRACE = Duration.ofSeconds(3);
+
+    private WorkerMain() {
+    }
+
+    public static void main(String[] args) {
+        FileOutputStream protocolOut = new FileOutputStream(FileDescriptor.out);
+        System.setOut(new PrintStream(new FileOutputStream(FileDescriptor.err), true));
+        String workerId = workerId(args);
+
+        MessageCodec codec = new MessageCodec();
+        MessageWriter writer = new MessageWriter(protocolOut, codec);
+        MessageReader reader = new MessageReader(System.in, codec, MessageReader.DEFAULT_MAX_LINE_BYTES);
+        ExecutorService jobExecutor = Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "archpool-job");
+            t.setDaemon(true);
+            return t;
+        });
+        WorkerLoop loop = new WorkerLoop(reader, writer, JobRunner.standard(), jobExecutor);
+        ProcessHandle.current().parent().ifPresent(parent ->
+                parent.onExit().thenRun(() -> loop.stop(WorkerLoop.Exit.PARENT_GONE)));
+        Runtime.getRuntime().addShutdownHook(new Thread(ProcessTreeKiller::killAllDescendantsOfThisProcess,
+                "archpool-kill-children"));
+
+        Thread readerThread = new Thread(() -> loop.readLoop(hello(workerId)), "archpool-protocol-reader");
+        readerThread.setDaemon(true);
+        readerThread.start();
+
+        WorkerLoop.Exit reason = loop.exit().join();
+        loop.cancelRunningJob(STOP_GRACE);
+        ProcessTreeKiller.killAllDescendantsOfThisProcess();
+        System.exit(reason.status);
+    }
+
+    private static String workerId(String[] args) {
+        for (int i = 0; i + 1 < args.length; i++) {
+            if (args[i].equals("--worker-id")) {
+                return args[i + 1];
+            }
+        }
+        return "worker-" + ProcessHandle.current().pid();
+    }
+
+    private static Hello hello(String workerId) {
+        return new Hello(Message.PROTOCOL_VERSION, workerId, ProcessHandle.current().pid(), hostName(),
+                System.getProperty("java.version"));
+    }
+
+    /**
+     * The kernel's host name. Not {@code InetAddress.getLocalHost()}: that resolves the name and can stall
+     * for seconds where DNS is unreachable, as on compute nodes.
+     */
+    private static String hostName() {
+        try {
+            return Files.readString(Path.of("/proc/sys/kernel/hostname")).strip();
+        } catch (IOException e) {
+            String env = System.getenv("HOSTNAME");
+            return env == null || env.isBlank() ? "unknown" : env;
+        }
+    }
+}

@@ -1,0 +1,103 @@
+package org.archpool.worker.exec;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.zeroturnaround.exec.ProcessExecutor;
+import org.zeroturnaround.exec.ProcessResult;
+import org.zeroturnaround.exec.StartedProcess;
+
+/**
+ * Runs one {@link Step}: no shell, stdin closed, stdout and stderr into the job's log (never the worker's
+ * stdout), the job's deadline and cancellation applied to the whole process tree.
+ */
+public final class StepRunner {
+
+    private final Clock clock;
+
+    public StepRunner(Clock clock) {
+        this.clock = clock;
+    }
+
+    private static String rootMessage(Throwable e) {
+        Throwable t = e;
+        while (t.getCause() != null) {
+            t = t.getCause();
+        }
+        String m = t.getMessage() == null ? t.toString() : t.getMessage();
+        int at = m.lastIndexOf("error=");
+        return at >= 0 ? m.substring(at) : m;
+    }
+
+    /**
+     * @param log receives everything the process prints; not closed
+     */
+    public StepResult run(Step step, OutputStream log, Deadline deadline, CancellationToken token) {
+        long start = clock.millis();
+        if (token.isCancelled()) {
+            return new StepResult(StepResult.Ending.CANCELLED, null, 0, "cancelled before it started");
+        }
+        StartedProcess started;
+        try {
+            started = new ProcessExecutor()
+                    .command(step.argv())
+                    .directory(step.cwd().toFile())
+                    .environment(step.env())
+                    .redirectInput(InputStream.nullInputStream())
+                    .redirectOutput(log)
+                    .redirectErrorStream(true)
+                    .exitValueAny()
+                    .stopper(new ProcessTreeKiller())
+                    .start();
+        } catch (IOException e) {
+            return new StepResult(StepResult.Ending.NOT_STARTED, null, clock.millis() - start,
+                    "could not start " + step.argv().get(0) + ": " + rootMessage(e)
+                            + " (is it installed and on the worker's PATH?)");
+        }
+        Process process = started.getProcess();
+        AtomicBoolean killedByCancel = new AtomicBoolean();
+        Runnable unregister = token.onCancel(() -> {
+            killedByCancel.set(true);
+            ProcessTreeKiller.kill(process.toHandle());
+        });
+        try {
+            Future<ProcessResult> future = started.getFuture();
+            boolean timedOut = false;
+            ProcessResult result;
+            Duration left = deadline.remaining();
+            try {
+                result = left == null ? future.get() : future.get(left.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (TimeoutException e) {
+                timedOut = true;
+                ProcessTreeKiller.kill(process.toHandle());
+                result = future.get();
+            }
+            long ms = clock.millis() - start;
+            if (timedOut) {
+                return new StepResult(StepResult.Ending.TIMED_OUT, null, ms, "time limit reached; process tree killed");
+            }
+            if (killedByCancel.get()) {
+                return new StepResult(StepResult.Ending.CANCELLED, null, ms, "cancelled; process tree killed");
+            }
+            return new StepResult(StepResult.Ending.EXITED, result.getExitValue(), ms, null);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            ProcessTreeKiller.kill(process.toHandle());
+            return new StepResult(StepResult.Ending.CANCELLED, null, clock.millis() - start,
+                    "interrupted; process tree killed");
+        } catch (ExecutionException e) {
+            ProcessTreeKiller.kill(process.toHandle());
+            return new StepResult(StepResult.Ending.NOT_STARTED, null, clock.millis() - start,
+                    "lost track of " + step.argv().get(0) + ": " + e.getCause());
+        } finally {
+            unregister.run();
+        }
+    }
+}
