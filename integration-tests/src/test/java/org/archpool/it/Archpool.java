@@ -1,0 +1,109 @@
+package org.archpool.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/** Runs the real distribution ({@code bin/archpool}) as a user would, in its own process. */
+final class Archpool {
+
+    /** What one run printed and how it exited. */
+    record Run(int exitCode, String stdout, String stderr) {
+        @Override
+        public String toString() {
+            return "exit " + exitCode + "\n--- stdout\n" + stdout + "\n--- stderr\n" + stderr;
+        }
+    }
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final Map<String, String> env = new HashMap<>(System.getenv());
+    private Path workingDir = Path.of(".").toAbsolutePath();
+
+    static Path home() {
+        Path home = Path.of(System.getProperty("archpool.home", "../orchestrator/target/archpool")).toAbsolutePath().normalize();
+        assertThat(home.resolve("bin/archpool")).as("the distribution, built by 'mvn package'").isExecutable();
+        return home;
+    }
+
+    static Path repo() {
+        return Path.of(System.getProperty("archpool.repo", "..")).toAbsolutePath().normalize();
+    }
+
+    Archpool env(String name, String value) {
+        env.put(name, value);
+        return this;
+    }
+
+    Archpool in(Path dir) {
+        this.workingDir = dir;
+        return this;
+    }
+
+    Run run(String... args) throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>();
+        command.add(home().resolve("bin/archpool").toString());
+        command.addAll(List.of(args));
+        Path out = Files.createTempFile("archpool-it", ".out");
+        Path err = Files.createTempFile("archpool-it", ".err");
+        try {
+            ProcessBuilder pb = new ProcessBuilder(command).directory(workingDir.toFile())
+                    .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
+                    .redirectOutput(out.toFile()).redirectError(err.toFile());
+            pb.environment().clear();
+            pb.environment().putAll(env);
+            Process p = pb.start();
+            if (!p.waitFor(5, TimeUnit.MINUTES)) {
+                p.descendants().forEach(ProcessHandle::destroyForcibly);
+                p.destroyForcibly();
+                throw new AssertionError("archpool " + String.join(" ", args) + " did not finish in 5 minutes");
+            }
+            return new Run(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8),
+                    Files.readString(err, StandardCharsets.UTF_8));
+        } finally {
+            Files.deleteIfExists(out);
+            Files.deleteIfExists(err);
+        }
+    }
+
+    static JsonNode json(Path file) throws IOException {
+        return JSON.readTree(file.toFile());
+    }
+
+    /** Copies a folder of the repository (sources only, no build output) into {@code target}. */
+    static Path copyTree(Path source, Path target) throws IOException {
+        try (Stream<Path> files = Files.walk(source)) {
+            for (Path f : (Iterable<Path>) files::iterator) {
+                Path rel = source.relativize(f);
+                if (rel.toString().startsWith("build") || rel.toString().startsWith(".archpool")) {
+                    continue;
+                }
+                Path to = target.resolve(rel.toString());
+                if (Files.isDirectory(f)) {
+                    Files.createDirectories(to);
+                } else {
+                    Files.copy(f, to);
+                }
+            }
+        }
+        return target;
+    }
+
+    /** Writes a manifest as JSON text. */
+    static Path manifest(Path dir, String json) throws IOException {
+        Path file = dir.resolve("archpool.json");
+        Files.writeString(file, json);
+        return file;
+    }
+}
