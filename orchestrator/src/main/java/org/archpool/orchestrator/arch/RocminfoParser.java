@@ -26,7 +26,7 @@ import org.archpool.protocol.Platform;
 public final class RocminfoParser {
 
     private static final String TOOL = "rocminfo";
-    private static final Pattern AGENT_HEADER = Pattern.compile("Agent\\s+(\\d+)");
+    private static final Pattern AGENT_HEADER = Pattern.compile("Agent\\s+(\\d{1,6})");
     private static final Pattern STARS = Pattern.compile("\\*+");
     private static final String DONE = "*** Done ***";
     private static final String HSA_FAILURE = "hsa api call failure";
@@ -123,12 +123,16 @@ public final class RocminfoParser {
             }
         } else if (!agent.inIsaInfo) {
             switch (key) {
-                case "Uuid" -> agent.uuid = agent.uuid == null ? value : agent.uuid;
-                case "Marketing Name" -> agent.marketingName = agent.marketingName == null ? value : agent.marketingName;
-                case "Device Type" -> agent.deviceType = agent.deviceType == null ? value : agent.deviceType;
+                case "Uuid" -> agent.uuid = firstOf(agent.uuid, value);
+                case "Marketing Name" -> agent.marketingName = firstOf(agent.marketingName, value);
+                case "Device Type" -> agent.deviceType = firstOf(agent.deviceType, value);
                 default -> { }
             }
         }
+    }
+
+    private static String firstOf(String seen, String value) {
+        return seen != null ? seen : value;
     }
 
     private static void addIfGpu(Agent agent, List<GpuDevice> gpus) throws ProbeOutputException {

@@ -20,6 +20,12 @@ import org.zeroturnaround.exec.StartedProcess;
  */
 public final class StepRunner {
 
+    /**
+     * How long to keep reading a process's output after it exited. A daemon it left behind may hold the
+     * log pipe open forever; the step must still end.
+     */
+    static final long OUTPUT_DRAIN_SECONDS = 5;
+
     private final Clock clock;
 
     public StepRunner(Clock clock) {
@@ -55,6 +61,7 @@ public final class StepRunner {
                     .redirectErrorStream(true)
                     .exitValueAny()
                     .stopper(new ProcessTreeKiller())
+                    .closeTimeout(OUTPUT_DRAIN_SECONDS, TimeUnit.SECONDS)
                     .start();
         } catch (IOException e) {
             return new StepResult(StepResult.Ending.NOT_STARTED, null, clock.millis() - start,

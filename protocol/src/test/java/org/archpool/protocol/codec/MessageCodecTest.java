@@ -1,0 +1,105 @@
+package org.archpool.protocol.codec;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.List;
+import java.util.Map;
+import org.archpool.protocol.Artifact;
+import org.archpool.protocol.BuildRequest;
+import org.archpool.protocol.BuildResult;
+import org.archpool.protocol.Cancel;
+import org.archpool.protocol.CmakeJob;
+import org.archpool.protocol.CommandJob;
+import org.archpool.protocol.Hello;
+import org.archpool.protocol.Message;
+import org.archpool.protocol.Outcome;
+import org.archpool.protocol.Phase;
+import org.archpool.protocol.PhaseTiming;
+import org.archpool.protocol.Platform;
+import org.archpool.protocol.Progress;
+import org.archpool.protocol.Shutdown;
+import org.archpool.protocol.Target;
+import org.junit.jupiter.api.Test;
+
+class MessageCodecTest {
+
+    private final MessageCodec codec = new MessageCodec();
+
+    private Message roundTrip(Message m) throws ProtocolException {
+        byte[] line = codec.encode(m);
+        assertThat(new String(line)).doesNotContain("\n");
+        return codec.decode(line, line.length);
+    }
+
+    @Test
+    void everyMessageSurvivesARoundTrip() throws Exception {
+        CmakeJob cmake = new CmakeJob("a.b-c_1", "/src", "/build", null, "Release", Map.of("X", "1"),
+                List.of("--fresh"), List.of(), List.of("all"), Map.of("K", "V"), 5000L, List.of("*.so"));
+        CommandJob command = new CommandJob("cmd", List.of("nvcc", "{offload-arch-flags}"), "/w", null, null, null);
+        Target target = new Target(Platform.HIP, List.of("gfx942", "gfx90a:xnack-"));
+        List<Message> messages = List.of(
+                new Hello(1, "w1", 42, "host", "17"),
+                new BuildRequest("r1", cmake, target, 1000, 2, "/logs/a.log"),
+                new BuildRequest("r2", command, new Target(Platform.CUDA, List.of("90")), 0, 1, "/logs/b.log"),
+                new Progress("r1", Phase.CONFIGURE),
+                new BuildResult("r1", Outcome.TIMED_OUT, 137, "SIGKILL", List.of(new PhaseTiming(Phase.BUILD, 12, null)),
+                        List.of(new Artifact("/b/lib.so", List.of("sm_90"))), "/logs/a.log", "tail", "msg"),
+                new Cancel("r1"),
+                new Shutdown());
+        for (Message m : messages) {
+            assertThat(roundTrip(m)).isEqualTo(m);
+        }
+    }
+
+    @Test
+    void wireNamesAreTheDocumentedOnes() {
+        assertThat(new String(codec.encode(new Shutdown()))).isEqualTo("{\"type\":\"shutdown\"}");
+        assertThat(new String(codec.encode(new Progress("r", Phase.BUILD))))
+                .isEqualTo("{\"type\":\"progress\",\"requestId\":\"r\",\"phase\":\"build\"}");
+        String result = new String(codec.encode(new BuildResult("r", Outcome.TIMED_OUT, null, null, null, null,
+                null, null, null)));
+        assertThat(result).contains("\"type\":\"result\"").contains("\"outcome\":\"timed_out\"")
+                .doesNotContain("null");
+    }
+
+    @Test
+    void unknownFieldsAreIgnored() throws Exception {
+        Message m = codec.decode("{\"type\":\"cancel\",\"requestId\":\"r9\",\"future\":{\"x\":[1,2]}}");
+        assertThat(m).isEqualTo(new Cancel("r9"));
+    }
+
+    @Test
+    void malformedLinesAreProtocolErrorsThatQuoteTheLine() {
+        assertThatThrownBy(() -> codec.decode("this is not json"))
+                .isInstanceOf(ProtocolException.class).hasMessageContaining("not JSON")
+                .hasMessageContaining("\"this is not json\"");
+        assertThatThrownBy(() -> codec.decode("{\"type\":\"launch-missiles\"}"))
+                .isInstanceOf(ProtocolException.class).hasMessageContaining("unknown or missing message type");
+        assertThatThrownBy(() -> codec.decode("{\"requestId\":\"r\"}"))
+                .isInstanceOf(ProtocolException.class).hasMessageContaining("unknown or missing message type");
+        assertThatThrownBy(() -> codec.decode("{\"type\":\"cancel\"}"))
+                .isInstanceOf(ProtocolException.class).hasMessageContaining("cancel.requestId");
+        assertThatThrownBy(() -> codec.decode("[1,2,3]")).isInstanceOf(ProtocolException.class);
+        assertThatThrownBy(() -> codec.decode("null")).isInstanceOf(ProtocolException.class);
+    }
+
+    @Test
+    void aWorkerCannotBeHandedNative() {
+        assertThatThrownBy(() -> codec.decode("{\"type\":\"build\",\"requestId\":\"r\",\"timeoutMs\":0,"
+                + "\"buildParallelism\":1,\"logPath\":\"/l\",\"target\":{\"platform\":\"cuda\",\"archs\":[\"native\"]},"
+                + "\"job\":{\"kind\":\"command\",\"id\":\"c\",\"argv\":[\"true\"],\"cwd\":\"/\"}}"))
+                .isInstanceOf(ProtocolException.class).hasMessageContaining("native");
+    }
+
+    @Test
+    void previewsAreTruncatedAndEscaped() {
+        byte[] garbage = new byte[1000];
+        for (int i = 0; i < garbage.length; i++) {
+            garbage[i] = (byte) (i % 7 == 0 ? 1 : 'x');
+        }
+        String preview = ProtocolException.preview(garbage, garbage.length);
+        assertThat(preview).contains("\\x01").contains("1000 bytes in all");
+        assertThat(preview.length()).isLessThan(ProtocolException.PREVIEW_BYTES * 4 + 40);
+    }
+}
