@@ -52,8 +52,10 @@ public final class ProcessToolRunner implements ToolRunner {
         ByteArrayOutputStream stderr = new ByteArrayOutputStream();
         StartedProcess started;
         try {
+            List<String> resolved = new java.util.ArrayList<>(command);
+            resolved.set(0, found.get().toString());
             started = new ProcessExecutor()
-                    .command(command)
+                    .command(resolved)
                     .redirectInput(InputStream.nullInputStream())
                     .redirectOutput(stdout)
                     .redirectError(stderr)

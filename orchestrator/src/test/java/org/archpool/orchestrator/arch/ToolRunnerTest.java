@@ -1,0 +1,66 @@
+package org.archpool.orchestrator.arch;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Real executables on a PATH of the test's own: each way a probe tool can misbehave is told apart. */
+class ToolRunnerTest {
+
+    @TempDir
+    Path bin;
+
+    private ProcessToolRunner runner() {
+        return new ProcessToolRunner(Map.of("PATH", bin.toString()), Clock.systemUTC());
+    }
+
+    private void tool(String name, String script, String mode) throws Exception {
+        Path f = bin.resolve(name);
+        Files.writeString(f, "#!/bin/sh\n" + script + "\n");
+        Files.setPosixFilePermissions(f, PosixFilePermissions.fromString(mode));
+    }
+
+    @Test
+    void runsATool() throws Exception {
+        tool("probe", "echo out; echo err >&2; exit 3", "rwxr-xr-x");
+        ToolOutput out = runner().run(List.of("probe", "--x"), Duration.ofSeconds(10));
+        assertThat(out.status()).isEqualTo(ToolOutput.Status.EXITED);
+        assertThat(out.exitCode()).isEqualTo(3);
+        assertThat(out.stdout()).isEqualTo("out\n");
+        assertThat(out.stderr()).isEqualTo("err\n");
+    }
+
+    @Test
+    void tellsMissingFromNotExecutableFromHung() throws Exception {
+        assertThat(runner().run(List.of("rocminfo"), Duration.ofSeconds(10)).status())
+                .isEqualTo(ToolOutput.Status.MISSING);
+        tool("rocminfo", "exit 0", "rw-r--r--");
+        assertThat(runner().run(List.of("rocminfo"), Duration.ofSeconds(10)).status())
+                .isEqualTo(ToolOutput.Status.NOT_EXECUTABLE);
+        tool("nvidia-smi", "sleep 300", "rwxr-xr-x");
+        long start = System.nanoTime();
+        ToolOutput hung = runner().run(List.of("nvidia-smi"), Duration.ofMillis(500));
+        assertThat(hung.status()).isEqualTo(ToolOutput.Status.TIMED_OUT);
+        assertThat(hung.problem()).contains("500 ms");
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(10));
+    }
+
+    @Test
+    void onceMeansOnce() throws Exception {
+        Path count = bin.resolve("count");
+        tool("probe", "echo x >> " + count, "rwxr-xr-x");
+        OnceToolRunner once = new OnceToolRunner(runner());
+        for (int i = 0; i < 3; i++) {
+            once.run(List.of("probe"), Duration.ofSeconds(10));
+        }
+        assertThat(Files.readAllLines(count)).hasSize(1);
+    }
+}

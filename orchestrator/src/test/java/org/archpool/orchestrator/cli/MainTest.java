@@ -1,0 +1,114 @@
+package org.archpool.orchestrator.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Every mistake a user can make on the command line: one clear paragraph, an exit code, no stack trace. */
+class MainTest {
+
+    @TempDir
+    Path dir;
+
+    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+    private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+    private Path manifest;
+
+    @BeforeEach
+    void manifest() throws Exception {
+        manifest = dir.resolve("archpool.json");
+        Files.writeString(manifest, "{\"version\":1,\"jobs\":[{\"id\":\"a\",\"kind\":\"command\",\"argv\":[\"true\"]}]}");
+    }
+
+    private int run(Map<String, String> env, String... args) {
+        return Main.run(args, Main.context(new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8), env));
+    }
+
+    private int run(String... args) {
+        return run(Map.of("PATH", dir.resolve("empty-bin").toString()), args);
+    }
+
+    private String err() {
+        return err.toString(StandardCharsets.UTF_8);
+    }
+
+    private void assertNoStackTrace() {
+        assertThat(err()).doesNotContain("\tat ").doesNotContain("Exception");
+    }
+
+    @Test
+    void badUsageExitsTwo() {
+        assertThat(run("build", manifest.toString(), "--no-such-flag")).isEqualTo(2);
+        assertThat(err()).contains("--no-such-flag").contains("--help");
+        assertNoStackTrace();
+    }
+
+    @Test
+    void zeroJobsIsRefused() {
+        assertThat(run("build", manifest.toString(), "-j", "0", "--arch", "90")).isEqualTo(2);
+        assertThat(err()).contains("-j/--jobs must be at least 1");
+        assertNoStackTrace();
+    }
+
+    @Test
+    void aBadTimeoutIsRefused() {
+        assertThat(run("build", manifest.toString(), "--timeout", "0s", "--arch", "90")).isEqualTo(2);
+        assertThat(err()).contains("--timeout").contains("positive");
+        assertNoStackTrace();
+    }
+
+    @Test
+    void aMissingManifestIsNamed() {
+        assertThat(run("build", dir.resolve("nope.json").toString(), "--arch", "90")).isEqualTo(2);
+        assertThat(err()).contains("nope.json does not exist");
+        assertNoStackTrace();
+    }
+
+    @Test
+    void nativeIsRefused() {
+        assertThat(run("build", manifest.toString(), "--platform", "cuda", "--arch", "native")).isEqualTo(2);
+        assertThat(err()).contains("'native'");
+        assertNoStackTrace();
+    }
+
+    @Test
+    void anUnresolvableArchitectureExitsThreeAndNamesTheProbes() {
+        assertThat(run("build", manifest.toString())).isEqualTo(3);
+        assertThat(err()).contains("rocminfo: missing").contains("nvidia-smi").contains("missing").contains("--arch");
+        assertNoStackTrace();
+    }
+
+    @Test
+    void archPrintsTheResolutionAndWhy() {
+        assertThat(run(Map.of("CUDAARCHS", "80;90"), "arch")).isZero();
+        assertThat(out.toString(StandardCharsets.UTF_8)).contains("platform: cuda").contains("archs:    80;90")
+                .contains("CUDAARCHS=80;90");
+        out.reset();
+        assertThat(run(Map.of(), "arch", "--arch", "gfx942", "--json")).isZero();
+        assertThat(out.toString(StandardCharsets.UTF_8)).contains("\"platform\" : \"hip\"").contains("\"gfx942\"");
+    }
+
+    @Test
+    void noCommandIsBadUsage() {
+        assertThat(run()).isEqualTo(2);
+        assertThat(err()).contains("archpool build MANIFEST");
+    }
+
+    @Test
+    void aBuildInThreadModeRunsTheJobAndWritesTheReport() throws Exception {
+        Path report = dir.resolve("r.json");
+        assertThat(run(Map.of("PATH", System.getenv("PATH")), "build", manifest.toString(), "--mode", "thread",
+                "--arch", "90", "--report", report.toString())).as(err()).isZero();
+        assertThat(Files.readString(report)).contains("\"outcome\" : \"succeeded\"");
+        assertThat(out.toString(StandardCharsets.UTF_8)).contains("1 of 1 jobs succeeded");
+    }
+}
