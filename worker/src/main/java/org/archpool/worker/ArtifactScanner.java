@@ -45,11 +45,19 @@ public final class ArtifactScanner {
             files.filter(Files::isRegularFile)
                     .filter(f -> globs.isEmpty() ? isDefaultArtifact(root, f) : matchesAny(globs, root.relativize(f)))
                     .sorted()
-                    .forEach(f -> found.add(new Artifact(f.toString(), reader.archs(f, target.platform()))));
+                    .forEach(f -> found.add(read(f, target)));
         } catch (IOException | UncheckedIOException e) {
-            found.add(new Artifact(root.toString(), List.of()));
+            found.add(new Artifact(root.toString(), List.of(), "cannot list the job's output folder: " + e.getMessage()));
         }
         return found;
+    }
+
+    private Artifact read(Path file, Target target) {
+        try {
+            return new Artifact(file.toString(), reader.archs(file, target.platform()));
+        } catch (IOException e) {
+            return new Artifact(file.toString(), List.of(), e.getMessage());
+        }
     }
 
     private static boolean matchesAny(List<PathMatcher> globs, Path relative) {

@@ -1,5 +1,6 @@
 package org.archpool.worker;
 
+import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
 import org.archpool.protocol.Platform;
@@ -8,6 +9,10 @@ import org.archpool.protocol.Platform;
 @FunctionalInterface
 public interface GpuCodeReader {
 
-    /** The architectures found, in file order, without duplicates; empty when the file holds no GPU code. */
-    List<String> archs(Path file, Platform platform);
+    /**
+     * The architectures found, in file order, without duplicates; empty when the file holds no GPU code.
+     *
+     * @throws IOException when the file cannot be read or its GPU code is malformed
+     */
+    List<String> archs(Path file, Platform platform) throws IOException;
 }
