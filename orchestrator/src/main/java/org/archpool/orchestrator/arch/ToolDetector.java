@@ -18,10 +18,6 @@ public final class ToolDetector implements DeviceDetector {
         List<GpuDevice> parse(String stdout) throws ProbeOutputException;
     }
 
-    /** The CSV query that gives index, UUID, compute capability and name of every NVIDIA GPU. */
-    public static final List<String> NVIDIA_SMI_QUERY =
-            List.of("nvidia-smi", "--query-gpu=index,uuid,compute_cap,name", "--format=csv,noheader");
-
     private final Platform platform;
     private final List<String> command;
     private final OutputParser parser;
@@ -39,7 +35,9 @@ public final class ToolDetector implements DeviceDetector {
 
     /** {@code nvidia-smi --query-gpu=index,uuid,compute_cap,name --format=csv,noheader}. */
     public static ToolDetector nvidiaSmi(ToolRunner runner, Duration timeout) {
-        return new ToolDetector(Platform.CUDA, NVIDIA_SMI_QUERY, NvidiaSmiParser::parseQuery, runner, timeout);
+        List<String> command = new ArrayList<>(List.of("nvidia-smi"));
+        command.addAll(NvidiaSmiParser.QUERY_ARGUMENTS);
+        return new ToolDetector(Platform.CUDA, command, NvidiaSmiParser::parseQuery, runner, timeout);
     }
 
     /** {@code rocminfo}: GPU agents only. */

@@ -15,6 +15,7 @@ import picocli.CommandLine.Command;
             "1:some job did not succeed",
             "2:bad usage or manifest",
             "3:the architecture could not be resolved",
+            "70:internal error (a bug in archpool)",
             "130:interrupted"})
 public final class ArchpoolCommand implements java.util.concurrent.Callable<Integer> {
 
