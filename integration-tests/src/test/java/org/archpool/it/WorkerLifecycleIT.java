@@ -28,7 +28,7 @@ class WorkerLifecycleIT {
         // parent's death can end it.
         String script = "tail -f /dev/null | " + java() + " -cp '" + Archpool.home().resolve("lib") + "/*' "
                 + "org.archpool.worker.WorkerMain --worker-id orphan > " + dir.resolve("out") + " 2>&1 &"
-                + " sleep 0.2; pgrep -P $$ -f WorkerMain > " + pidFile + "; wait";
+                + " until pgrep -P $$ -f WorkerMain > " + pidFile + "; do sleep 0.1; done; wait";
         Process parent = new ProcessBuilder("sh", "-c", script).start();
         await().atMost(Duration.ofSeconds(20)).until(() -> Files.exists(pidFile) && Files.size(pidFile) > 0
                 && Files.readString(dir.resolve("out")).contains("\"type\":\"hello\""));
