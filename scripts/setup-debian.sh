@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what building and testing archpool needs on Debian/Ubuntu, only what is missing:
-# Java 17+, Maven, CMake, Ninja. Checks that nvcc (the CUDA toolkit) is there; it is not a Debian package
+# Java 17+, Maven, CMake, Ninja, clang. Checks that nvcc (the CUDA toolkit) is there; it is not a Debian package
 # of the right version, so it must come with the machine (e.g. /usr/local/cuda).
 set -euo pipefail
 
@@ -9,6 +9,8 @@ command -v java >/dev/null 2>&1 || need+=(openjdk-17-jdk-headless)
 command -v mvn >/dev/null 2>&1 || need+=(maven)
 command -v cmake >/dev/null 2>&1 || need+=(cmake)
 command -v ninja >/dev/null 2>&1 || need+=(ninja-build)
+# clang++: the HIP toolchain check dry-runs it per target
+command -v clang++ >/dev/null 2>&1 || need+=(clang)
 
 if [ ${#need[@]} -gt 0 ]; then
   sudo=""

@@ -15,8 +15,8 @@ import java.util.function.Function;
 import org.archpool.orchestrator.arch.ArchResolutionException;
 import org.archpool.orchestrator.arch.ArchResolver;
 import org.archpool.orchestrator.arch.ArchSyntaxException;
-import org.archpool.orchestrator.arch.PlatformChoice;
 import org.archpool.orchestrator.arch.Resolution;
+import org.archpool.orchestrator.arch.ToolchainCheck;
 import org.archpool.orchestrator.pool.WorkerLauncher;
 import org.archpool.orchestrator.pool.WorkerPool;
 import org.archpool.orchestrator.report.BuildReport;
@@ -38,26 +38,33 @@ import org.archpool.protocol.manifest.ManifestReader;
 public final class BuildSession {
 
     /** What the user asked for. */
-    public record Settings(Path manifest, int jobs, PlatformChoice platform, String arch, Path report, Path logDir,
+    public record Settings(Path manifest, int jobs, ArchResolver.Request arch, Path report, Path logDir,
                            boolean keepGoing, Duration timeout, int retries, int buildParallelism) {
     }
 
     private final Settings settings;
     private final ArchResolver resolver;
+    private final ToolchainCheck toolchain;
     private final Function<Path, WorkerLauncher> launchers;
     private final Clock clock;
     private final PrintStream out;
+    private final PrintStream err;
 
     /**
      * @param launchers makes the worker launcher, given the folder for worker logs
      */
-    public BuildSession(Settings settings, ArchResolver resolver, Function<Path, WorkerLauncher> launchers,
-                        Clock clock, PrintStream out) {
+    /**
+     * @param toolchain asks the compiler about the resolved targets before any job starts; null to skip
+     */
+    public BuildSession(Settings settings, ArchResolver resolver, ToolchainCheck toolchain,
+                        Function<Path, WorkerLauncher> launchers, Clock clock, PrintStream out, PrintStream err) {
         this.settings = settings;
         this.resolver = resolver;
+        this.toolchain = toolchain;
         this.launchers = launchers;
         this.clock = clock;
         this.out = out;
+        this.err = err;
     }
 
     /** Runs the build; the exit code is 0 when every job succeeded, 1 otherwise. */
@@ -70,9 +77,15 @@ public final class BuildSession {
         Path reportFile = settings.report() != null ? settings.report().toAbsolutePath()
                 : base.resolve(".archpool").resolve("report.json");
 
-        Resolution resolution = resolver.resolve(settings.platform(), settings.arch());
+        Resolution resolution = resolver.resolve(settings.arch());
+        resolution.warnings().forEach(w -> err.println("archpool: warning: " + w));
+        ToolchainCheck.Result checked = null;
+        if (toolchain != null) {
+            checked = toolchain.check(resolution.platform(), resolution.archs());
+            ToolchainCheck.requireSupported(checked, resolution.platform());
+        }
         String targetLine = "target: " + resolution.platform().wireName() + " " + String.join(";", resolution.archs())
-                + " (" + resolution.source() + ": " + resolution.detail() + ")";
+                + " (" + resolution.source() + (resolution.detail() == null ? "" : ", " + resolution.detail()) + ")";
         out.println(targetLine);
 
         int workers = Math.min(settings.jobs(), manifest.jobs().size());
@@ -99,7 +112,7 @@ public final class BuildSession {
         outcomes.forEach(o -> counts.merge(o.outcome().wireName(), 1, Integer::sum));
         BuildReport report = new BuildReport(BuildReport.SCHEMA_VERSION, Version.current(),
                 manifest.file().toString(), started.toString(), clock.millis() - started.toEpochMilli(), exitCode,
-                resolution, poolFacts, counts, outcomes);
+                resolution, checked, poolFacts, counts, outcomes);
         new ReportWriter().write(report, reportFile);
         console.summary(outcomes, targetLine, reportFile.toString());
         return exitCode;

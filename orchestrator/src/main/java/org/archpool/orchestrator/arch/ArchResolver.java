@@ -1,119 +1,183 @@
 package org.archpool.orchestrator.arch;
 
+import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.stream.Collectors;
 import org.archpool.protocol.Platform;
 
 /**
- * Resolves the build's target once, in this order: the {@code --arch} flag; {@code HIPARCHS} /
- * {@code CUDAARCHS}; detection on the coordinator's machine. Anything it cannot settle is an
- * {@link ArchResolutionException} naming every probe tried and the fix: it never guesses.
+ * Resolves the build's target once, in this order: {@code --arch}; {@code HIPARCHS}/{@code CUDAARCHS};
+ * detection on the coordinator's machine (rocminfo, then amdgpu-arch; nvidia-smi), narrowed by the
+ * coordinator's own visibility variables; {@code --fallback-arch} when the user opted in. Anything else is
+ * an {@link ArchResolutionException} naming every probe tried, what it said, and the fix: it never guesses.
+ * {@code native}, as a flag or environment value, means "what detection finds here", never a value passed on.
  */
 public final class ArchResolver {
 
     static final Map<Platform, String> ENV_VARIABLES = Map.of(Platform.HIP, "HIPARCHS", Platform.CUDA, "CUDAARCHS");
 
-    private final Map<String, String> environment;
-    private final List<DeviceDetector> detectors;
-
-    public ArchResolver(Map<String, String> environment, List<DeviceDetector> detectors) {
-        this.environment = Map.copyOf(environment);
-        this.detectors = List.copyOf(detectors);
+    /** What the user asked for. */
+    public record Request(PlatformChoice platform, String arch, String fallbackArch) {
+        public static Request of(PlatformChoice platform, String arch) {
+            return new Request(platform, arch, null);
+        }
     }
 
-    public Resolution resolve(PlatformChoice choice, String archFlag) throws ArchSyntaxException, ArchResolutionException {
-        if (archFlag != null) {
-            return fromFlag(choice, archFlag);
+    private final Map<String, String> environment;
+    private final List<DeviceDetector> detectors;
+    private final MigListing migListing;
+
+    public ArchResolver(Map<String, String> environment, List<DeviceDetector> detectors, ToolRunner runner,
+                        Duration probeTimeout) {
+        this.environment = Map.copyOf(environment);
+        this.detectors = List.copyOf(detectors);
+        this.migListing = new MigListing(runner, probeTimeout);
+    }
+
+    /** The standard resolver: every probe through {@code runner}, each tool at most once. */
+    public static ArchResolver standard(Map<String, String> environment, ToolRunner runner, Duration probeTimeout) {
+        OnceToolRunner once = new OnceToolRunner(runner);
+        return new ArchResolver(environment, ToolDetector.standard(once, probeTimeout), once, probeTimeout);
+    }
+
+    public Resolution resolve(Request request) throws ArchSyntaxException, ArchResolutionException {
+        if (request.arch() != null) {
+            if (ArchList.isNative(request.arch())) {
+                return detect(request, "--arch native");
+            }
+            Platform platform = platformOf(request.platform(), request.arch(), "--arch");
+            return explicit(platform, ArchList.parse(platform, request.arch()), "flag", "--arch " + request.arch());
         }
-        Resolution fromEnv = fromEnvironment(choice);
+        Resolution fromEnv = fromEnvironment(request);
         if (fromEnv != null) {
             return fromEnv;
         }
-        return fromDetection(choice);
+        return detect(request, null);
     }
 
-    private Resolution fromFlag(PlatformChoice choice, String archFlag) throws ArchSyntaxException {
-        Platform platform = choice.platform();
-        if (platform == null) {
-            platform = ArchList.guessPlatform(archFlag);
-            if (platform == null) {
-                throw new ArchSyntaxException("cannot tell the platform of --arch '" + archFlag
-                        + "': gfx… names are HIP, compute capabilities such as 90 are CUDA; add --platform hip or --platform cuda");
-            }
-        }
-        return new Resolution(platform, ArchList.parse(platform, archFlag), "flag", "--arch " + archFlag,
-                List.of(), List.of());
-    }
-
-    private Resolution fromEnvironment(PlatformChoice choice) throws ArchResolutionException {
-        List<Platform> candidates = choice.platform() != null ? List.of(choice.platform())
+    private Resolution fromEnvironment(Request request) throws ArchResolutionException, ArchSyntaxException {
+        List<Platform> candidates = request.platform().platform() != null ? List.of(request.platform().platform())
                 : List.of(Platform.HIP, Platform.CUDA);
-        List<Platform> set = candidates.stream()
-                .filter(p -> isSet(ENV_VARIABLES.get(p)))
-                .toList();
+        List<Platform> set = candidates.stream().filter(p -> isSet(ENV_VARIABLES.get(p))).toList();
         if (set.isEmpty()) {
             return null;
         }
         if (set.size() > 1) {
-            throw new ArchResolutionException("both HIPARCHS (" + environment.get("HIPARCHS") + ") and CUDAARCHS ("
-                    + environment.get("CUDAARCHS") + ") are set, so the platform is ambiguous; pass --platform hip or"
-                    + " --platform cuda (or --arch)");
+            throw new ArchResolutionException("both HIPARCHS and CUDAARCHS are set, so the platform is ambiguous;"
+                    + " pass --platform hip or --platform cuda (or --arch)");
         }
         Platform platform = set.get(0);
         String variable = ENV_VARIABLES.get(platform);
         String value = environment.get(variable);
+        if (ArchList.isNative(value)) {
+            return detect(new Request(PlatformChoice.of(platform), null, request.fallbackArch()), variable + "=native");
+        }
         try {
-            return new Resolution(platform, ArchList.parse(platform, value), "env", variable + "=" + value,
-                    List.of(), List.of());
+            return explicit(platform, ArchList.parse(platform, value), "env:" + variable, variable + "=" + value);
         } catch (ArchSyntaxException e) {
-            throw new ArchResolutionException("the environment variable " + variable + " is set to '" + value
-                    + "', which is not usable: " + e.getMessage() + ". Fix or unset " + variable + ", or pass --arch.");
+            throw new ArchResolutionException("the environment variable " + variable + " holds an architecture list"
+                    + " archpool cannot use: " + e.getMessage() + " Fix or unset " + variable + ", or pass --arch.");
         }
     }
 
-    private Resolution fromDetection(PlatformChoice choice) throws ArchResolutionException {
-        List<Detection> detections = new ArrayList<>();
-        for (DeviceDetector detector : detectors) {
-            if (choice.platform() == null || detector.platform() == choice.platform()) {
-                detections.add(detector.detect());
+    private Resolution detect(Request request, String nativeFrom) throws ArchResolutionException, ArchSyntaxException {
+        List<ProbeReport> reports = new ArrayList<>();
+        List<String> warnings = new ArrayList<>();
+        Map<Platform, List<GpuDevice>> seen = new LinkedHashMap<>();
+        Map<Platform, VisibleDevices> visible = new LinkedHashMap<>();
+        List<String> hiddenProblems = new ArrayList<>();
+        for (Platform platform : Platform.values()) {
+            if (request.platform().platform() != null && request.platform().platform() != platform) {
+                continue;
+            }
+            List<GpuDevice> devices = List.of();
+            for (DeviceDetector detector : detectors) {
+                if (detector.platform() != platform || !devices.isEmpty()) {
+                    continue;
+                }
+                Detection d = detector.detect();
+                reports.add(d.report());
+                devices = d.devices();
+            }
+            if (devices.isEmpty()) {
+                continue;
+            }
+            seen.put(platform, devices);
+            try {
+                VisibleDevices v = DeviceVisibility.apply(platform, devices, environment, migListing);
+                visible.put(platform, v);
+                warnings.addAll(v.warnings());
+            } catch (ArchResolutionException e) {
+                hiddenProblems.add(e.getMessage());
             }
         }
-        List<ProbeReport> reports = detections.stream().map(Detection::report).toList();
-        Set<Platform> found = detections.stream()
-                .filter(d -> !d.devices().isEmpty())
-                .flatMap(d -> d.devices().stream().map(GpuDevice::platform))
-                .collect(Collectors.toCollection(LinkedHashSet::new));
-        if (found.isEmpty()) {
-            throw new ArchResolutionException("no GPU architecture could be resolved"
-                    + (choice.platform() == null ? "" : " for " + choice.platform().wireName())
-                    + ": --arch was not given, " + envNames(choice) + " not set, and detection found no device.\n"
-                    + describe(reports)
-                    + "Fix: pass --arch (e.g. --arch 90 for an H100/H200, --arch gfx942 for an MI300X),"
-                    + " set " + envNames(choice) + ", or run where the GPU and its tools are visible.");
+        reports.addAll(migListing.reports());
+        List<GpuDevice> allSeen = seen.values().stream().flatMap(List::stream).toList();
+        if (visible.size() > 1) {
+            throw new ArchResolutionException("devices of both platforms are visible ("
+                    + describeDevices(allSeen) + "), so archpool will not guess which to build for.\n"
+                    + describe(reports) + "Fix: pass --platform hip or --platform cuda.");
         }
-        if (found.size() > 1) {
-            throw new ArchResolutionException("devices of both platforms were detected, so archpool will not guess"
-                    + " which to build for.\n" + describe(reports) + "Fix: pass --platform hip or --platform cuda.");
+        if (visible.size() == 1) {
+            Map.Entry<Platform, VisibleDevices> only = visible.entrySet().iterator().next();
+            Platform platform = only.getKey();
+            List<GpuDevice> chosen = only.getValue().devices();
+            List<String> archs = chosen.stream().map(ArchList::fromDevice).map(GpuArch::cmakeName).distinct().sorted()
+                    .toList();
+            String tool = reports.stream().filter(ProbeReport::detected).map(ProbeReport::tool)
+                    .filter(t -> !t.equals("nvidia-smi") || platform == Platform.CUDA).findFirst().orElse("?");
+            Visibility visibility = new Visibility(only.getValue().applied(),
+                    chosen.stream().map(GpuDevice::index).toList());
+            return new Resolution(platform, archs, "detected:" + tool, nativeFrom, seen.get(platform), visibility,
+                    warnings, reports);
         }
-        Platform platform = found.iterator().next();
-        List<GpuDevice> devices = new ArrayList<>();
-        List<String> tools = new ArrayList<>();
-        for (Detection d : detections) {
-            if (!d.devices().isEmpty() && devices.isEmpty()) {
-                devices.addAll(d.devices());
-                tools.add(d.report().tool());
-            }
-        }
-        List<String> archs = devices.stream().map(GpuDevice::arch).distinct().sorted().toList();
-        return new Resolution(platform, archs, "detected", String.join(", ", tools), devices, reports);
+        return fallback(request, nativeFrom, reports, allSeen, hiddenProblems, warnings);
     }
 
-    private String envNames(PlatformChoice choice) {
-        return choice.platform() == null ? "HIPARCHS/CUDAARCHS" : ENV_VARIABLES.get(choice.platform());
+    private Resolution fallback(Request request, String nativeFrom, List<ProbeReport> reports, List<GpuDevice> seen,
+                                List<String> hiddenProblems, List<String> warnings)
+            throws ArchResolutionException, ArchSyntaxException {
+        String why = hiddenProblems.isEmpty() ? "detection found no device" : String.join("\n", hiddenProblems);
+        if (request.fallbackArch() != null) {
+            Platform platform = platformOf(request.platform(), request.fallbackArch(), "--fallback-arch");
+            List<GpuArch> archs = ArchList.parse(platform, request.fallbackArch());
+            List<String> w = new ArrayList<>(warnings);
+            w.add("no architecture was given or detected (" + firstLine(why) + "); building for the fallback "
+                    + String.join(";", ArchList.cmakeNames(archs)) + " from --fallback-arch: binaries will crash on"
+                    + " any other GPU");
+            return new Resolution(platform, ArchList.cmakeNames(archs), "fallback",
+                    "--fallback-arch " + request.fallbackArch(), seen, null, w, reports);
+        }
+        String scope = request.platform().platform() == null ? "" : " for " + request.platform().platform().wireName();
+        String env = request.platform().platform() == null ? "HIPARCHS/CUDAARCHS"
+                : ENV_VARIABLES.get(request.platform().platform());
+        String start = nativeFrom != null
+                ? nativeFrom + " asks for the GPUs of this machine, but " + why
+                : "no GPU architecture could be resolved" + scope + ": --arch was not given, " + env
+                        + " is not set, and " + why;
+        throw new ArchResolutionException(start + ".\n" + describe(reports)
+                + "Fix: pass --arch (e.g. --arch 90 for an H100/H200, --arch gfx942 for an MI300X), set " + env
+                + ", run where the GPU and its tools are visible, or accept a default knowingly with --fallback-arch.");
+    }
+
+    private Resolution explicit(Platform platform, List<GpuArch> archs, String source, String detail) {
+        return new Resolution(platform, ArchList.cmakeNames(archs), source, detail, List.of(), null, List.of(),
+                List.of());
+    }
+
+    private static Platform platformOf(PlatformChoice choice, String text, String flag) throws ArchSyntaxException {
+        if (choice.platform() != null) {
+            return choice.platform();
+        }
+        Platform guessed = ArchList.guessPlatform(text);
+        if (guessed == null) {
+            throw new ArchSyntaxException("cannot tell the platform of " + flag + " '" + Quote.safe(text)
+                    + "': gfx… names are HIP, compute capabilities such as 90 are CUDA; add --platform hip or --platform cuda");
+        }
+        return guessed;
     }
 
     private boolean isSet(String variable) {
@@ -121,14 +185,25 @@ public final class ArchResolver {
         return value != null && !value.isBlank();
     }
 
-    private static String describe(List<ProbeReport> reports) {
+    private static String describeDevices(List<GpuDevice> devices) {
+        return devices.stream().map(d -> d.platform().wireName() + " " + d.arch()).distinct()
+                .collect(Collectors.joining(", "));
+    }
+
+    private static String firstLine(String text) {
+        int nl = text.indexOf('\n');
+        return nl < 0 ? text : text.substring(0, nl);
+    }
+
+    /** One line per probe: the command, its status, what it said, how long it took. */
+    static String describe(List<ProbeReport> reports) {
         StringBuilder out = new StringBuilder();
         for (ProbeReport r : reports) {
             out.append("  - ").append(String.join(" ", r.command())).append(": ").append(r.status());
             if (r.message() != null) {
                 out.append(" (").append(r.message()).append(')');
             }
-            out.append('\n');
+            out.append(" [").append(r.ms()).append(" ms]\n");
         }
         return out.toString();
     }

@@ -14,4 +14,8 @@ public enum PlatformChoice {
             case CUDA -> Platform.CUDA;
         };
     }
+
+    public static PlatformChoice of(Platform platform) {
+        return platform == Platform.HIP ? HIP : CUDA;
+    }
 }

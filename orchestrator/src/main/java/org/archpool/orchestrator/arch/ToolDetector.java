@@ -45,9 +45,20 @@ public final class ToolDetector implements DeviceDetector {
         return new ToolDetector(Platform.HIP, List.of("rocminfo"), RocminfoParser::parse, runner, timeout);
     }
 
-    /** The detectors the coordinator uses, HIP first. */
+    /** {@code amdgpu-arch}: one architecture per line; the second source for HIP. */
+    public static ToolDetector amdgpuArch(ToolRunner runner, Duration timeout) {
+        return new ToolDetector(Platform.HIP, List.of("amdgpu-arch"),
+                stdout -> AmdgpuArchParser.parse(stdout).stream().filter(d -> d.platform() == Platform.HIP).toList(),
+                runner, timeout);
+    }
+
+    /**
+     * The detectors the coordinator uses, in the order they are tried: rocminfo, then amdgpu-arch only when
+     * rocminfo found nothing; nvidia-smi.
+     */
     public static List<DeviceDetector> standard(ToolRunner runner, Duration timeout) {
-        return new ArrayList<>(List.of(rocminfo(runner, timeout), nvidiaSmi(runner, timeout)));
+        return new ArrayList<>(List.of(rocminfo(runner, timeout), amdgpuArch(runner, timeout),
+                nvidiaSmi(runner, timeout)));
     }
 
     @Override

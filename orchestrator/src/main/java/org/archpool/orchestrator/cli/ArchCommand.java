@@ -28,21 +28,30 @@ public final class ArchCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         CliContext context = parent.context();
-        Resolution r = archOptions.resolver(context).resolve(archOptions.platform, archOptions.arch);
+        Resolution r = archOptions.resolve(context);
         if (json) {
             context.out().println(new ReportWriter().toJson(r));
             return ExitCodes.OK;
         }
         context.out().println("platform: " + r.platform().wireName());
         context.out().println("archs:    " + String.join(";", r.archs()));
-        context.out().println("source:   " + r.source() + " (" + r.detail() + ")");
+        context.out().println("source:   " + r.source() + (r.detail() == null ? "" : " (" + r.detail() + ")"));
         for (GpuDevice d : r.devices()) {
-            context.out().println("device:   " + d.index() + " " + d.arch() + " " + (d.name() == null ? "" : d.name())
-                    + (d.uuid() == null ? "" : " " + d.uuid()));
+            boolean visible = r.visibility() != null && r.visibility().visibleIndices().contains(d.index());
+            context.out().println("device:   " + d.index() + " " + d.arch()
+                    + (d.targetId() == null ? "" : " (" + d.targetId() + ")")
+                    + (d.name() == null ? "" : " " + d.name()) + (d.uuid() == null ? "" : " " + d.uuid())
+                    + (visible ? "" : " [not visible]"));
+        }
+        if (r.visibility() != null) {
+            context.out().println("visible:  " + r.visibility().applied());
+        }
+        for (String w : r.warnings()) {
+            context.out().println("warning:  " + w);
         }
         for (ProbeReport p : r.probes()) {
             context.out().println("probe:    " + String.join(" ", p.command()) + " -> " + p.status()
-                    + (p.message() == null ? "" : " (" + p.message() + ")"));
+                    + (p.message() == null ? "" : " (" + p.message() + ")") + " [" + p.ms() + " ms]");
         }
         return ExitCodes.OK;
     }

@@ -3,10 +3,11 @@ package org.archpool.orchestrator.cli;
 import java.time.Duration;
 import java.util.Map;
 import org.archpool.orchestrator.arch.ArchResolver;
-import org.archpool.orchestrator.arch.OnceToolRunner;
+import org.archpool.orchestrator.arch.ArchResolutionException;
+import org.archpool.orchestrator.arch.ArchSyntaxException;
+import org.archpool.orchestrator.arch.Resolution;
 import org.archpool.orchestrator.arch.PlatformChoice;
 import org.archpool.orchestrator.arch.ProcessToolRunner;
-import org.archpool.orchestrator.arch.ToolDetector;
 import picocli.CommandLine.Option;
 
 /** Options that choose the target: shared by {@code build} and {@code arch}. */
@@ -22,6 +23,11 @@ public final class ArchOptions {
                     + " Without it: HIPARCHS/CUDAARCHS, then detection (rocminfo, nvidia-smi) on this machine.")
     String arch;
 
+    @Option(names = "--fallback-arch", paramLabel = "LIST",
+            description = "Architectures to build for when none is given or detected (opt-in; archpool warns and"
+                    + " records it in the report). Without it, an unresolved architecture stops the build (exit 3).")
+    String fallbackArch;
+
     @Option(names = "--probe-timeout", paramLabel = "DURATION", defaultValue = "10s",
             converter = DurationConverter.class,
             description = "How long each detection tool may run (default: ${DEFAULT-VALUE}).")
@@ -30,7 +36,17 @@ public final class ArchOptions {
     /** A resolver that probes through the coordinator's environment, each tool at most once. */
     ArchResolver resolver(CliContext context) {
         Map<String, String> env = context.environment();
-        OnceToolRunner runner = new OnceToolRunner(new ProcessToolRunner(env, context.clock()));
-        return new ArchResolver(env, ToolDetector.standard(runner, probeTimeout));
+        return ArchResolver.standard(env, new ProcessToolRunner(env, context.clock()), probeTimeout);
+    }
+
+    ArchResolver.Request request() {
+        return new ArchResolver.Request(platform, arch, fallbackArch);
+    }
+
+    /** Resolves, printing each warning once on stderr. */
+    Resolution resolve(CliContext context) throws ArchSyntaxException, ArchResolutionException {
+        Resolution r = resolver(context).resolve(request());
+        r.warnings().forEach(w -> context.err().println("archpool: warning: " + w));
+        return r;
     }
 }

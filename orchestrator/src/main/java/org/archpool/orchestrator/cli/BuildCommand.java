@@ -4,6 +4,8 @@ import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import java.util.function.Function;
 import org.archpool.orchestrator.BuildSession;
+import org.archpool.orchestrator.arch.ProcessToolRunner;
+import org.archpool.orchestrator.arch.ToolchainCheck;
 import org.archpool.orchestrator.pool.LocalWorkerLauncher;
 import org.archpool.orchestrator.pool.PoolMode;
 import org.archpool.orchestrator.pool.ThreadWorkerLauncher;
@@ -42,19 +44,26 @@ public final class BuildCommand implements Callable<Integer> {
             description = "Folder for job and worker logs (default: .archpool/logs beside the manifest).")
     Path logDir;
 
+    @Option(names = "--no-toolchain-check",
+            description = "Do not ask the compiler (nvcc, hipcc or clang++; $CUDACXX/$HIPCXX) whether it supports the"
+                    + " resolved architectures before the build.")
+    boolean noToolchainCheck;
+
     @Override
     public Integer call() throws Exception {
         CliContext context = parent.context();
         int cpus = Runtime.getRuntime().availableProcessors();
         int jobs = poolOptions.jobs(cpus);
         int parallelism = Math.max(1, cpus / jobs);
-        BuildSession.Settings settings = new BuildSession.Settings(manifest, jobs, archOptions.platform,
-                archOptions.arch, report, logDir, poolOptions.keepGoing, poolOptions.timeout, poolOptions.retries(),
+        BuildSession.Settings settings = new BuildSession.Settings(manifest, jobs, archOptions.request(), report, logDir, poolOptions.keepGoing, poolOptions.timeout, poolOptions.retries(),
                 parallelism);
         Function<Path, WorkerLauncher> launchers = poolOptions.mode == PoolMode.THREAD
                 ? workerLogs -> new ThreadWorkerLauncher(JobRunner.standard())
                 : workerLogs -> new LocalWorkerLauncher(WorkerSpec.ofCurrentJvm(context.environment(), workerLogs));
-        return new BuildSession(settings, archOptions.resolver(context), launchers, context.clock(), context.out())
-                .run();
+        ToolchainCheck toolchain = noToolchainCheck ? null : new ToolchainCheck(
+                new ProcessToolRunner(context.environment(), context.clock()), context.environment(),
+                archOptions.probeTimeout);
+        return new BuildSession(settings, archOptions.resolver(context), toolchain, launchers, context.clock(),
+                context.out(), context.err()).run();
     }
 }

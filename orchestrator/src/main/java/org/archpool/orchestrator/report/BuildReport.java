@@ -4,6 +4,7 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import java.util.List;
 import java.util.Map;
 import org.archpool.orchestrator.arch.Resolution;
+import org.archpool.orchestrator.arch.ToolchainCheck;
 import org.archpool.orchestrator.pool.WorkerEvent;
 import org.archpool.orchestrator.schedule.JobOutcome;
 
@@ -11,6 +12,7 @@ import org.archpool.orchestrator.schedule.JobOutcome;
  * The JSON report of one build (schema version 1): what was targeted and why, the pool, and one entry per
  * manifest job, in manifest order.
  *
+ * @param toolchainCheck what the compiler said about the targets before the build (absent when skipped)
  * @param outcomes how many jobs ended with each outcome
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
@@ -22,6 +24,7 @@ public record BuildReport(
         long durationMs,
         int exitCode,
         Resolution resolution,
+        ToolchainCheck.Result toolchainCheck,
         Pool pool,
         Map<String, Integer> outcomes,
         List<JobOutcome> jobs) {
