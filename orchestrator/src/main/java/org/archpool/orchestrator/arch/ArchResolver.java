@@ -174,8 +174,8 @@ public final class ArchResolver {
         }
         Platform guessed = ArchList.guessPlatform(text);
         if (guessed == null) {
-            throw new ArchSyntaxException("cannot tell the platform of " + flag + " '" + Quote.safe(text)
-                    + "': gfx… names are HIP, compute capabilities such as 90 are CUDA; add --platform hip or --platform cuda");
+            throw new ArchSyntaxException("cannot tell the platform of " + flag + " " + ArchText.quote(text)
+                    + ": gfx… names are HIP, compute capabilities such as 90 are CUDA; add --platform hip or --platform cuda");
         }
         return guessed;
     }

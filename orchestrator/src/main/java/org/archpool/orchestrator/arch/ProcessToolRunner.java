@@ -15,13 +15,15 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.archpool.protocol.HiddenDevices;
 import org.archpool.worker.exec.ProcessTreeKiller;
 import org.zeroturnaround.exec.ProcessExecutor;
 import org.zeroturnaround.exec.ProcessResult;
 import org.zeroturnaround.exec.StartedProcess;
 
 /**
- * Runs a tool found on the coordinator's {@code PATH}, telling apart a missing tool, one that is not
+ * Runs a tool found on the coordinator's {@code PATH}, in the coordinator's environment without the
+ * device-visibility variables, telling apart a missing tool, one that is not
  * executable, one that hangs past its timeout (its process tree is killed) and one that exits.
  */
 public final class ProcessToolRunner implements ToolRunner {
@@ -56,6 +58,7 @@ public final class ProcessToolRunner implements ToolRunner {
             resolved.set(0, found.get().toString());
             started = new ProcessExecutor()
                     .command(resolved)
+                    .environment(toolEnvironment())
                     .redirectInput(InputStream.nullInputStream())
                     .redirectOutput(stdout)
                     .redirectError(stderr)
@@ -84,6 +87,17 @@ public final class ProcessToolRunner implements ToolRunner {
             return new ToolOutput(command, ToolOutput.Status.FAILED_TO_START, null, text(stdout), text(stderr),
                     clock.millis() - start, "could not run " + program + ": " + e.getCause());
         }
+    }
+
+    /**
+     * The coordinator's environment without the device-visibility variables (a null value makes zt-exec remove
+     * a variable): rocminfo and amdgpu-arch would apply them themselves, and {@link DeviceVisibility} applies
+     * them once, to the full list.
+     */
+    private Map<String, String> toolEnvironment() {
+        Map<String, String> env = new java.util.HashMap<>(environment);
+        HiddenDevices.VARIABLES.forEach(v -> env.put(v, null));
+        return env;
     }
 
     private Optional<Path> locate(String program) {

@@ -1,7 +1,8 @@
 /**
- * GPU architecture detection on the coordinator: pure parsers for the captured text output of GPU probe
- * tools ({@code nvidia-smi}, {@code rocminfo}, {@code amdgpu-arch}/{@code offload-arch}). Nothing here runs a
- * process or touches the machine; callers run the tool and hand its standard output over as a string.
- * Workers never probe.
+ * Architecture resolution, done once per build by the coordinator only: the architecture grammar and the
+ * table of known targets ({@link org.archpool.orchestrator.arch.ArchList}, {@link org.archpool.orchestrator.arch.GpuArch}),
+ * the precedence of flag, environment, detection and fallback ({@link org.archpool.orchestrator.arch.ArchResolver}),
+ * the probes and the parsers of their captured output, the coordinator's own device visibility, and the
+ * compiler check before dispatch.
  */
 package org.archpool.orchestrator.arch;

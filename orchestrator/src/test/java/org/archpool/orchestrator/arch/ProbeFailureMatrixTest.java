@@ -36,8 +36,8 @@ class ProbeFailureMatrixTest {
             cases.add(Arguments.of(tool, "echo hi", "rw-r--r--", "not_executable", "not executable"));
             cases.add(Arguments.of(tool, "echo 'Failed to get device count' >&2; exit 1", "rwxr-xr-x", "failed",
                     "exited with status 1"));
-            cases.add(Arguments.of(tool, "sleep 300", "rwxr-xr-x", "timed_out", "did not finish within 400 ms"));
-            cases.add(Arguments.of(tool, "head -c 300 /dev/urandom | base64; echo '\u0001\u0002'", "rwxr-xr-x",
+            cases.add(Arguments.of(tool, "exec /bin/sleep 300", "rwxr-xr-x", "timed_out", "did not finish within 400 ms"));
+            cases.add(Arguments.of(tool, "/usr/bin/head -c 300 /dev/urandom | /usr/bin/base64; echo '\u0001\u0002'", "rwxr-xr-x",
                     "unparseable", null));
             cases.add(Arguments.of(tool, "exit 0", "rwxr-xr-x",
                     tool.equals("rocminfo") ? "unparseable" : "no_devices", null));

@@ -45,12 +45,20 @@ class ToolRunnerTest {
         tool("rocminfo", "exit 0", "rw-r--r--");
         assertThat(runner().run(List.of("rocminfo"), Duration.ofSeconds(10)).status())
                 .isEqualTo(ToolOutput.Status.NOT_EXECUTABLE);
-        tool("nvidia-smi", "sleep 300", "rwxr-xr-x");
+        tool("nvidia-smi", "exec /bin/sleep 300", "rwxr-xr-x");
         long start = System.nanoTime();
         ToolOutput hung = runner().run(List.of("nvidia-smi"), Duration.ofMillis(500));
         assertThat(hung.status()).isEqualTo(ToolOutput.Status.TIMED_OUT);
         assertThat(hung.problem()).contains("500 ms");
         assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(10));
+    }
+
+    @Test
+    void probesSeeTheCoordinatorsEnvironmentWithoutVisibilityVariables() throws Exception {
+        tool("probe", "echo \"$MINE [${ROCR_VISIBLE_DEVICES-unset}] [${CUDA_VISIBLE_DEVICES-unset}]\"", "rwxr-xr-x");
+        ProcessToolRunner runner = new ProcessToolRunner(Map.of("PATH", bin.toString(), "MINE", "kept",
+                "ROCR_VISIBLE_DEVICES", "1", "CUDA_VISIBLE_DEVICES", ""), Clock.systemUTC());
+        assertThat(runner.run(List.of("probe"), Duration.ofSeconds(10)).stdout()).isEqualTo("kept [unset] [unset]\n");
     }
 
     @Test

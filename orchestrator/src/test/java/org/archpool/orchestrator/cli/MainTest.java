@@ -74,9 +74,9 @@ class MainTest {
     }
 
     @Test
-    void nativeIsRefused() {
-        assertThat(run("build", manifest.toString(), "--platform", "cuda", "--arch", "native")).isEqualTo(2);
-        assertThat(err()).contains("'native'");
+    void nativeWithoutADetectableGpuIsRefused() {
+        assertThat(run("build", manifest.toString(), "--platform", "cuda", "--arch", "native")).isEqualTo(3);
+        assertThat(err()).contains("--arch native asks for the GPUs of this machine");
         assertNoStackTrace();
     }
 
