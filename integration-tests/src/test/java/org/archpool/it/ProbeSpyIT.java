@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Invariants 1 and 2: spy rocminfo and nvidia-smi on the PATH of the coordinator and of every worker run at
+ * Invariants 1 and 2: spy rocminfo, amdgpu-arch and nvidia-smi on the PATH of the coordinator and of every worker run at
  * most once, by the coordinator, never by a worker or anything a worker starts.
  */
 class ProbeSpyIT {
@@ -35,6 +35,7 @@ class ProbeSpyIT {
         spy(bin, "nvidia-smi", "echo '0, GPU-65af7ae3-370d-13bc-7a10-a93e8ff6d1e8, 9.0, NVIDIA H200'\n");
         // What rocminfo does on a machine without an AMD GPU (TOOLCHAINS.md: exits 1).
         spy(bin, "rocminfo", "echo 'ROCk module is NOT loaded, possibly no GPU devices'; exit 1\n");
+        spy(bin, "amdgpu-arch", "echo 'Failed to get device count' >&2; exit 1\n");
 
         Path project = Archpool.copyTree(Archpool.repo().resolve("examples/quickstart/vector_add"),
                 dir.resolve("vector_add"));
@@ -54,18 +55,19 @@ class ProbeSpyIT {
 
         assertThat(run.exitCode()).as(run.toString()).isZero();
         List<String> calls = Files.readAllLines(log);
-        assertThat(calls).as("each probe runs exactly once").hasSize(2);
-        assertThat(calls).anyMatch(l -> l.startsWith("rocminfo |")).anyMatch(l -> l.startsWith("nvidia-smi |"));
+        assertThat(calls).as("each probe runs exactly once").hasSize(3);
+        assertThat(calls).anyMatch(l -> l.startsWith("rocminfo |")).anyMatch(l -> l.startsWith("amdgpu-arch |"))
+                .anyMatch(l -> l.startsWith("nvidia-smi |"));
         assertThat(calls).allMatch(l -> l.contains("org.archpool.orchestrator.cli.Main"))
                 .noneMatch(l -> l.contains("org.archpool.worker.WorkerMain"));
 
         JsonNode r = Archpool.json(report);
         assertThat(r.path("resolution").path("platform").asText()).isEqualTo("cuda");
         assertThat(r.path("resolution").path("archs").toString()).isEqualTo("[\"90\"]");
-        assertThat(r.path("resolution").path("source").asText()).isEqualTo("detected");
+        assertThat(r.path("resolution").path("source").asText()).isEqualTo("detected:nvidia-smi");
         assertThat(r.path("resolution").path("devices").get(0).path("name").asText()).isEqualTo("NVIDIA H200");
         assertThat(r.path("resolution").path("probes").findValuesAsText("status"))
-                .containsExactlyInAnyOrder("failed", "detected");
+                .containsExactly("failed", "failed", "detected");
         assertThat(r.path("jobs").findValuesAsText("outcome")).containsOnly("succeeded").hasSize(5);
         assertThat(r.path("jobs").get(0).path("artifacts").toString()).contains("sm_90");
     }

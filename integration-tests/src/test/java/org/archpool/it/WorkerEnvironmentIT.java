@@ -38,8 +38,9 @@ class WorkerEnvironmentIT {
                 + "\"env\":{\"CUDA_VISIBLE_DEVICES\":\"0\",\"HIP_VISIBLE_DEVICES\":\"0\"},"
                 + "\"argv\":[\"sh\",\"-c\",\"" + RECORD_ENV + "\",\"sh\",\"{offload-arch-flags}\"]}]}");
         String[] args = new String[6 + archArgs.length];
-        System.arraycopy(new String[] {"build", dir.resolve("archpool.json").toString(), "--mode", mode, "-j", "1"},
-                0, args, 0, 6);
+        // The job runs no compiler, so the compiler check before dispatch has nothing to say about it.
+        System.arraycopy(new String[] {"build", dir.resolve("archpool.json").toString(), "--mode", mode,
+                "--no-toolchain-check", "-j1"}, 0, args, 0, 6);
         System.arraycopy(archArgs, 0, args, 6, archArgs.length);
         Archpool.Run run = new Archpool().in(dir)
                 .env("CUDA_VISIBLE_DEVICES", "0").env("ROCR_VISIBLE_DEVICES", "0,1").env("HIP_VISIBLE_DEVICES", "1")

@@ -28,7 +28,7 @@ public final class ArchCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         CliContext context = parent.context();
-        Resolution r = archOptions.resolve(context);
+        Resolution r = archOptions.resolver(context).resolve(archOptions.request());
         if (json) {
             context.out().println(new ReportWriter().toJson(r));
             return ExitCodes.OK;

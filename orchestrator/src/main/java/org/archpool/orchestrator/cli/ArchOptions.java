@@ -3,9 +3,6 @@ package org.archpool.orchestrator.cli;
 import java.time.Duration;
 import java.util.Map;
 import org.archpool.orchestrator.arch.ArchResolver;
-import org.archpool.orchestrator.arch.ArchResolutionException;
-import org.archpool.orchestrator.arch.ArchSyntaxException;
-import org.archpool.orchestrator.arch.Resolution;
 import org.archpool.orchestrator.arch.PlatformChoice;
 import org.archpool.orchestrator.arch.ProcessToolRunner;
 import picocli.CommandLine.Option;
@@ -41,12 +38,5 @@ public final class ArchOptions {
 
     ArchResolver.Request request() {
         return new ArchResolver.Request(platform, arch, fallbackArch);
-    }
-
-    /** Resolves, printing each warning once on stderr. */
-    Resolution resolve(CliContext context) throws ArchSyntaxException, ArchResolutionException {
-        Resolution r = resolver(context).resolve(request());
-        r.warnings().forEach(w -> context.err().println("archpool: warning: " + w));
-        return r;
     }
 }
