@@ -39,7 +39,8 @@ public final class BuildSession {
 
     /** What the user asked for. */
     public record Settings(Path manifest, int jobs, ArchResolver.Request arch, Path report, Path logDir,
-                           boolean keepGoing, Duration timeout, int retries, int buildParallelism) {
+                           boolean keepGoing, Duration timeout, int retries, int buildParallelism,
+                           int maxJobsPerWorker) {
     }
 
     private final Settings settings;
@@ -95,26 +96,27 @@ public final class BuildSession {
         ConsoleReporter console = new ConsoleReporter(out, manifest.jobs().size());
         WorkerLauncher launcher = launchers.apply(logDir.resolve("workers"));
         List<JobOutcome> outcomes = new ArrayList<>();
-        BuildReport.Pool poolFacts;
-        try (WorkerPool pool = new WorkerPool(launcher, workers, clock)) {
-            try (Scheduler scheduler = new Scheduler(pool, config, clock, console)) {
-                List<CompletableFuture<JobOutcome>> futures = new ArrayList<>();
-                for (JobSpec job : manifest.jobs()) {
-                    futures.add(scheduler.submit(job));
-                }
-                futures.forEach(f -> outcomes.add(f.join()));
+        try (WorkerPool pool = new WorkerPool(launcher, workers, settings.maxJobsPerWorker(), clock);
+             Scheduler scheduler = new Scheduler(pool, config, clock, console);
+             InterruptHook interrupt = new InterruptHook(scheduler, pool, err)) {
+            List<CompletableFuture<JobOutcome>> futures = new ArrayList<>();
+            for (JobSpec job : manifest.jobs()) {
+                futures.add(scheduler.submit(job));
             }
-            poolFacts = new BuildReport.Pool(launcher.mode(), workers, settings.buildParallelism(), settings.retries(),
-                    settings.keepGoing(), logDir.toString(), pool.events());
+            futures.forEach(f -> outcomes.add(f.join()));
+            BuildReport.Pool poolFacts = new BuildReport.Pool(launcher.mode(), workers, settings.buildParallelism(),
+                    settings.retries(), settings.keepGoing(), logDir.toString(), pool.events());
+            int exitCode = interrupt.fired() ? InterruptHook.EXIT_CODE
+                    : outcomes.stream().allMatch(o -> o.outcome() == Outcome.SUCCEEDED) ? 0 : 1;
+            Map<String, Integer> counts = new LinkedHashMap<>();
+            outcomes.forEach(o -> counts.merge(o.outcome().wireName(), 1, Integer::sum));
+            BuildReport report = new BuildReport(BuildReport.SCHEMA_VERSION, Version.current(),
+                    manifest.file().toString(), started.toString(), clock.millis() - started.toEpochMilli(), exitCode,
+                    resolution, checked, poolFacts, counts, outcomes);
+            new ReportWriter().write(report, reportFile);
+            interrupt.reportWritten();
+            console.summary(outcomes, targetLine, reportFile.toString());
+            return exitCode;
         }
-        int exitCode = outcomes.stream().allMatch(o -> o.outcome() == Outcome.SUCCEEDED) ? 0 : 1;
-        Map<String, Integer> counts = new LinkedHashMap<>();
-        outcomes.forEach(o -> counts.merge(o.outcome().wireName(), 1, Integer::sum));
-        BuildReport report = new BuildReport(BuildReport.SCHEMA_VERSION, Version.current(),
-                manifest.file().toString(), started.toString(), clock.millis() - started.toEpochMilli(), exitCode,
-                resolution, checked, poolFacts, counts, outcomes);
-        new ReportWriter().write(report, reportFile);
-        console.summary(outcomes, targetLine, reportFile.toString());
-        return exitCode;
     }
 }

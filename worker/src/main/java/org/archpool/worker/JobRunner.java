@@ -39,6 +39,8 @@ public final class JobRunner {
 
     static final int TAIL_LINES = 40;
     static final int TAIL_BYTES = 16 * 1024;
+    /** At most this many killed processes are named in the log, so the tail keeps room for output. */
+    static final int KILLED_LINES = 16;
 
     private final StepRunner steps;
     private final CmakeInvocation cmake;
@@ -94,7 +96,8 @@ public final class JobRunner {
                 log.flush();
                 timings.add(new PhaseTiming(step.phase(), last.ms(), last.exitCode()));
                 if (!last.succeeded()) {
-                    writeLine(log, "# " + describe(step, last));
+                    writeKilled(log, last.killed());
+                    writeLine(log, "# " + describe(step, last, request.timeoutMs()));
                     break;
                 }
             }
@@ -113,7 +116,8 @@ public final class JobRunner {
             case CANCELLED -> Outcome.CANCELLED;
             case EXITED, NOT_STARTED -> Outcome.FAILED;
         };
-        return result(request, outcome, last.exitCode(), timings, List.of(), tail, describe(failedStep, last));
+        return new BuildResult(request.requestId(), outcome, last.exitCode(), last.signal().orElse(null), timings,
+                List.of(), request.logPath(), tail, describe(failedStep, last, request.timeoutMs()));
     }
 
     private List<Step> plan(BuildRequest request) {
@@ -128,20 +132,72 @@ public final class JobRunner {
         return List.of(new Step(Phase.COMMAND, CommandInvocation.argv(job, request.target()), Path.of(job.cwd()), env));
     }
 
-    private static String describe(Step step, StepResult r) {
+    /** One sentence for the log and the result: which phase, which program, how it ended. */
+    static String describe(Step step, StepResult r, long timeoutMs) {
         String what = step.phase().wireName() + " (" + step.argv().get(0) + ")";
         return switch (r.ending()) {
-            case EXITED -> what + " exited with status " + r.exitCode();
-            case TIMED_OUT -> what + " timed out after " + r.ms() + " ms; its process tree was killed";
+            case EXITED -> r.signal().map(signal -> killedBy(what, signal, r.exitCode()))
+                    .orElse(what + " exited with status " + r.exitCode());
+            case TIMED_OUT -> "timed out in the " + step.phase().wireName() + " phase: " + what
+                    + " was still running when the job's time limit of " + duration(timeoutMs)
+                    + " ran out (" + r.ms() + " ms into the phase); its whole process tree was killed";
             case CANCELLED -> what + " was cancelled; its process tree was killed";
             case NOT_STARTED -> what + " did not run: " + r.message();
         };
+    }
+
+    /**
+     * Java cannot tell a process that signal n ended from one that exited with status 128 + n, which is what
+     * a shell or wrapper does when a process it ran was ended by that signal; the message says both.
+     */
+    private static String killedBy(String what, String signal, int exitCode) {
+        String message = what + " was killed by " + signal + " (exit status " + exitCode
+                + "; if it is a wrapper script, a process it ran was)";
+        return "SIGKILL".equals(signal)
+                ? message + ", not by archpool: often the system's out-of-memory killer"
+                : message;
+    }
+
+    /** {@code 3000} → {@code 3s}, {@code 5400000} → {@code 1h30m}, {@code 1500} → {@code 1500 ms}. */
+    static String duration(long ms) {
+        if (ms % 1000 != 0) {
+            return ms + " ms";
+        }
+        long s = ms / 1000;
+        StringBuilder b = new StringBuilder();
+        if (s >= 3600) {
+            b.append(s / 3600).append('h');
+        }
+        if (s % 3600 >= 60) {
+            b.append(s % 3600 / 60).append('m');
+        }
+        if (s % 60 != 0 || b.length() == 0) {
+            b.append(s % 60).append('s');
+        }
+        return b.toString();
     }
 
     private static BuildResult result(BuildRequest request, Outcome outcome, Integer exitCode,
                                       List<PhaseTiming> phases, List<Artifact> artifacts, String tail, String message) {
         return new BuildResult(request.requestId(), outcome, exitCode, null, phases, artifacts,
                 request.logPath(), tail, message);
+    }
+
+    /**
+     * Names the processes the time limit killed. Ninja prints a command's output only when it ends, so for a
+     * hung build this is the only place the log shows which compiler hung, on which file.
+     */
+    private static void writeKilled(OutputStream log, List<String> killed) throws IOException {
+        if (killed.isEmpty()) {
+            return;
+        }
+        writeLine(log, "# running at the time limit, now killed:");
+        for (String line : killed.subList(0, Math.min(killed.size(), KILLED_LINES))) {
+            writeLine(log, "#   " + line);
+        }
+        if (killed.size() > KILLED_LINES) {
+            writeLine(log, "#   ... and " + (killed.size() - KILLED_LINES) + " more");
+        }
     }
 
     private static void writeLine(OutputStream out, String line) throws IOException {

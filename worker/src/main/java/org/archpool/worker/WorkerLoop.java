@@ -13,6 +13,7 @@ import org.archpool.protocol.Cancel;
 import org.archpool.protocol.Hello;
 import org.archpool.protocol.Message;
 import org.archpool.protocol.Outcome;
+import org.archpool.protocol.Phase;
 import org.archpool.protocol.Progress;
 import org.archpool.protocol.Shutdown;
 import org.archpool.protocol.codec.MessageReader;
@@ -50,7 +51,17 @@ public final class WorkerLoop {
     private final Object lock = new Object();
     private RunningJob running;
 
-    private record RunningJob(String requestId, CancellationToken token, CompletableFuture<Void> done) {
+    private static final class RunningJob {
+        final String requestId;
+        final CancellationToken token;
+        final CompletableFuture<Void> done;
+        volatile Phase phase;
+
+        RunningJob(String requestId, CancellationToken token, CompletableFuture<Void> done) {
+            this.requestId = requestId;
+            this.token = token;
+            this.done = done;
+        }
     }
 
     public WorkerLoop(MessageReader in, MessageWriter out, JobRunner runner, ExecutorService jobExecutor) {
@@ -58,6 +69,20 @@ public final class WorkerLoop {
         this.out = out;
         this.runner = runner;
         this.jobExecutor = jobExecutor;
+    }
+
+    /**
+     * Sends a heartbeat now: the running job's current phase again, as a {@code progress} line, so that the
+     * coordinator can tell a busy worker from a hung one. Does nothing while idle. Call it periodically.
+     */
+    public void heartbeat() {
+        RunningJob job;
+        synchronized (lock) {
+            job = running;
+        }
+        if (job != null && job.phase != null) {
+            send(new Progress(job.requestId, job.phase));
+        }
     }
 
     /** Reads and handles messages on the calling thread until the loop ends; sends {@code hello} first. */
@@ -102,13 +127,13 @@ public final class WorkerLoop {
         if (job == null) {
             return;
         }
-        job.token().cancel();
+        job.token.cancel();
         try {
-            job.done().get(grace.toMillis(), TimeUnit.MILLISECONDS);
+            job.done.get(grace.toMillis(), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (TimeoutException | java.util.concurrent.ExecutionException e) {
-            LOG.warn("job {} did not end within {} after cancel", job.requestId(), grace);
+            LOG.warn("job {} did not end within {} after cancel", job.requestId, grace);
         }
     }
 
@@ -117,8 +142,8 @@ public final class WorkerLoop {
             start(request);
         } else if (message instanceof Cancel cancel) {
             synchronized (lock) {
-                if (running != null && running.requestId().equals(cancel.requestId())) {
-                    running.token().cancel();
+                if (running != null && running.requestId.equals(cancel.requestId())) {
+                    running.token.cancel();
                 }
             }
         } else if (message instanceof Shutdown) {
@@ -135,21 +160,25 @@ public final class WorkerLoop {
         synchronized (lock) {
             if (running != null) {
                 out.write(new BuildResult(request.requestId(), Outcome.FAILED, null, null, null, null,
-                        request.logPath(), null, "worker is busy with request " + running.requestId()
+                        request.logPath(), null, "worker is busy with request " + running.requestId
                         + "; a worker runs one request at a time"));
                 return;
             }
             CancellationToken token = new CancellationToken();
             CompletableFuture<Void> done = new CompletableFuture<>();
-            running = new RunningJob(request.requestId(), token, done);
-            jobExecutor.execute(() -> execute(request, token, done));
+            RunningJob job = new RunningJob(request.requestId(), token, done);
+            running = job;
+            jobExecutor.execute(() -> execute(request, job));
         }
     }
 
-    private void execute(BuildRequest request, CancellationToken token, CompletableFuture<Void> done) {
+    private void execute(BuildRequest request, RunningJob job) {
         BuildResult result;
         try {
-            result = runner.run(request, phase -> send(new Progress(request.requestId(), phase)), token);
+            result = runner.run(request, phase -> {
+                job.phase = phase;
+                send(new Progress(request.requestId(), phase));
+            }, job.token);
         } catch (RuntimeException e) {
             LOG.error("job {} failed inside the worker", request.requestId(), e);
             result = new BuildResult(request.requestId(), Outcome.FAILED, null, null, null, null,
@@ -159,7 +188,7 @@ public final class WorkerLoop {
             running = null;
         }
         send(result);
-        done.complete(null);
+        job.done.complete(null);
     }
 
     private void send(Message message) {

@@ -9,6 +9,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import org.archpool.protocol.Hello;
 import org.archpool.protocol.Message;
 import org.archpool.protocol.codec.MessageCodec;
@@ -17,7 +19,7 @@ import org.archpool.protocol.codec.MessageWriter;
 import org.archpool.worker.exec.ProcessTreeKiller;
 
 /**
- * Entry point of a worker JVM: {@code java … org.archpool.worker.WorkerMain [--worker-id ID]}.
+ * Entry point of a worker JVM: {@code java … org.archpool.worker.WorkerMain [--worker-id ID] [--heartbeat-ms N]}.
  *
  * <p>The real stdout is taken for protocol lines before anything can print, and {@code System.out} is pointed
  * at stderr, so no stray print can corrupt the protocol. The worker exits on {@code shutdown}, at the end of
@@ -27,6 +29,9 @@ public final class WorkerMain {
 
     /** How long a running job gets to answer after the worker is told to stop. */
     static final Duration STOP_GRACE = Duration.ofSeconds(3);
+
+    /** How often a busy worker sends a heartbeat unless told otherwise. */
+    public static final long DEFAULT_HEARTBEAT_MS = 1000;
 
     private WorkerMain() {
     }
@@ -45,6 +50,13 @@ public final class WorkerMain {
             return t;
         });
         WorkerLoop loop = new WorkerLoop(reader, writer, JobRunner.standard(), jobExecutor);
+        ScheduledExecutorService heartbeat = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "archpool-heartbeat");
+            t.setDaemon(true);
+            return t;
+        });
+        long every = heartbeatMillis(args);
+        heartbeat.scheduleAtFixedRate(loop::heartbeat, every, every, TimeUnit.MILLISECONDS);
         ProcessHandle.current().parent().ifPresent(parent ->
                 parent.onExit().thenRun(() -> loop.stop(WorkerLoop.Exit.PARENT_GONE)));
         Runtime.getRuntime().addShutdownHook(new Thread(ProcessTreeKiller::killAllDescendantsOfThisProcess,
@@ -61,12 +73,27 @@ public final class WorkerMain {
     }
 
     private static String workerId(String[] args) {
+        String id = option(args, "--worker-id");
+        return id != null ? id : "worker-" + ProcessHandle.current().pid();
+    }
+
+    /** {@code --heartbeat-ms N}: how often a busy worker says it is alive (default 1000). */
+    private static long heartbeatMillis(String[] args) {
+        String value = option(args, "--heartbeat-ms");
+        try {
+            return value == null ? DEFAULT_HEARTBEAT_MS : Math.max(50, Long.parseLong(value));
+        } catch (NumberFormatException e) {
+            return DEFAULT_HEARTBEAT_MS;
+        }
+    }
+
+    private static String option(String[] args, String name) {
         for (int i = 0; i + 1 < args.length; i++) {
-            if (args[i].equals("--worker-id")) {
+            if (args[i].equals(name)) {
                 return args[i + 1];
             }
         }
-        return "worker-" + ProcessHandle.current().pid();
+        return null;
     }
 
     private static Hello hello(String workerId) {

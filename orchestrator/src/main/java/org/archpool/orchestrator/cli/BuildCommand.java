@@ -55,11 +55,14 @@ public final class BuildCommand implements Callable<Integer> {
         int cpus = Runtime.getRuntime().availableProcessors();
         int jobs = poolOptions.jobs(cpus);
         int parallelism = Math.max(1, cpus / jobs);
-        BuildSession.Settings settings = new BuildSession.Settings(manifest, jobs, archOptions.request(), report, logDir, poolOptions.keepGoing, poolOptions.timeout, poolOptions.retries(),
-                parallelism);
+        BuildSession.Settings settings = new BuildSession.Settings(manifest, jobs, archOptions.request(), report,
+                logDir, poolOptions.keepGoing, poolOptions.timeout, poolOptions.retries(), parallelism,
+                poolOptions.maxJobsPerWorker());
+        java.time.Duration silence = poolOptions.heartbeatTimeout();
         Function<Path, WorkerLauncher> launchers = poolOptions.mode == PoolMode.THREAD
                 ? workerLogs -> new ThreadWorkerLauncher(JobRunner.standard())
-                : workerLogs -> new LocalWorkerLauncher(WorkerSpec.ofCurrentJvm(context.environment(), workerLogs));
+                : workerLogs -> new LocalWorkerLauncher(WorkerSpec.ofCurrentJvm(context.environment(), workerLogs,
+                        poolOptions.workerStartTimeout, silence));
         ToolchainCheck toolchain = noToolchainCheck ? null : new ToolchainCheck(
                 new ProcessToolRunner(context.environment(), context.clock()), context.environment(),
                 archOptions.probeTimeout);

@@ -24,6 +24,22 @@ public final class PoolOptions {
             description = "Time limit of each job whose manifest entry sets none, e.g. 10m (default: none).")
     Duration timeout;
 
+    @Option(names = "--max-jobs-per-worker", paramLabel = "N", defaultValue = "0",
+            description = "Replace a worker after it ran N jobs (default: never).")
+    int maxJobsPerWorker;
+
+    @Option(names = "--worker-start-timeout", paramLabel = "DURATION", defaultValue = "30s",
+            converter = DurationConverter.class,
+            description = "How long a new worker may take to start and say hello before it counts as failed"
+                    + " (default: ${DEFAULT-VALUE}).")
+    Duration workerStartTimeout;
+
+    @Option(names = "--heartbeat-timeout", paramLabel = "DURATION", defaultValue = "10s",
+            converter = DurationConverter.class,
+            description = "How long a busy worker may stay silent (it reports every second) before it is declared"
+                    + " hung, killed and replaced, and its job retried (default: ${DEFAULT-VALUE}).")
+    Duration heartbeatTimeout;
+
     @Option(names = {"-k", "--keep-going"},
             description = "Keep starting jobs after one fails (default: stop starting new ones; all are reported).")
     boolean keepGoing;
@@ -34,6 +50,22 @@ public final class PoolOptions {
             throw new UsageException("-j/--jobs must be at least 1 (got " + n + "); use -j 1 to build one job at a time");
         }
         return n;
+    }
+
+    int maxJobsPerWorker() throws UsageException {
+        if (maxJobsPerWorker < 0) {
+            throw new UsageException("--max-jobs-per-worker must be 0 (never replace) or more (got " + maxJobsPerWorker
+                    + ")");
+        }
+        return maxJobsPerWorker;
+    }
+
+    Duration heartbeatTimeout() throws UsageException {
+        if (heartbeatTimeout.toMillis() < 200) {
+            throw new UsageException("--heartbeat-timeout must be at least 200ms (got " + heartbeatTimeout.toMillis()
+                    + "ms): workers report once a second, less often than that under load");
+        }
+        return heartbeatTimeout;
     }
 
     int retries() throws UsageException {

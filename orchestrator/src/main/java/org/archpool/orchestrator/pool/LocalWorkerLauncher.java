@@ -5,6 +5,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.archpool.protocol.HiddenDevices;
@@ -22,9 +24,20 @@ public final class LocalWorkerLauncher implements WorkerLauncher {
 
     private final WorkerSpec spec;
     private final MessageCodec codec = new MessageCodec();
+    private final ScheduledExecutorService watchdog = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "archpool-worker-watchdog");
+        t.setDaemon(true);
+        return t;
+    });
 
     public LocalWorkerLauncher(WorkerSpec spec) {
         this.spec = spec;
+    }
+
+    /** Stops the watchdog thread; workers are the pool's to close. */
+    @Override
+    public void close() {
+        watchdog.shutdownNow();
     }
 
     @Override
@@ -51,7 +64,7 @@ public final class LocalWorkerLauncher implements WorkerLauncher {
         }
         ProcessWorker worker = new ProcessWorker(workerId, process,
                 new MessageReader(process.getInputStream(), codec, MessageReader.DEFAULT_MAX_LINE_BYTES),
-                new MessageWriter(process.getOutputStream(), codec));
+                new MessageWriter(process.getOutputStream(), codec), watchdog, spec.silenceLimit());
         worker.startReading();
         try {
             worker.hello().get(spec.helloTimeout().toMillis(), TimeUnit.MILLISECONDS);

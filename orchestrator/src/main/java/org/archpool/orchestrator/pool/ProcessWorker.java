@@ -3,7 +3,10 @@ package org.archpool.orchestrator.pool;
 import java.io.EOFException;
 import java.io.IOException;
 import java.util.concurrent.CompletableFuture;
+import java.time.Duration;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
@@ -37,6 +40,10 @@ final class ProcessWorker implements Worker {
 
     private final String id;
     private final Process process;
+    private final ScheduledExecutorService watchdog;
+    private final long silenceLimitNanos;
+    private volatile long lastHeardNanos = System.nanoTime();
+    private ScheduledFuture<?> silenceCheck;
     private final MessageReader in;
     private final MessageWriter out;
     private final CompletableFuture<Hello> hello = new CompletableFuture<>();
@@ -44,11 +51,18 @@ final class ProcessWorker implements Worker {
     private Pending pending;
     private String failure;
 
-    ProcessWorker(String id, Process process, MessageReader in, MessageWriter out) {
+    /**
+     * @param watchdog     runs the check that declares a busy worker hung after {@code silenceLimit} without
+     *                     a line from it
+     */
+    ProcessWorker(String id, Process process, MessageReader in, MessageWriter out, ScheduledExecutorService watchdog,
+                  Duration silenceLimit) {
         this.id = id;
         this.process = process;
         this.in = in;
         this.out = out;
+        this.watchdog = watchdog;
+        this.silenceLimitNanos = silenceLimit.toNanos();
     }
 
     /** Starts the reader thread; {@link #hello()} completes when the worker introduces itself. */
@@ -84,6 +98,9 @@ final class ProcessWorker implements Worker {
                 throw new IllegalStateException("worker " + id + " already runs " + pending.requestId());
             }
             pending = new Pending(request.requestId(), result, progress);
+            lastHeardNanos = System.nanoTime();
+            long period = Math.max(1, silenceLimitNanos / 4);
+            silenceCheck = watchdog.scheduleAtFixedRate(this::checkSilence, period, period, TimeUnit.NANOSECONDS);
         }
         try {
             out.write(request);
@@ -130,10 +147,20 @@ final class ProcessWorker implements Worker {
         fail("worker was shut down");
     }
 
+    private void checkSilence() {
+        long silentNanos = System.nanoTime() - lastHeardNanos;
+        if (current() != null && silentNanos > silenceLimitNanos) {
+            fail("hung: no heartbeat for " + TimeUnit.NANOSECONDS.toMillis(silentNanos) + " ms while running a job"
+                    + " (stopped, or stuck outside the job's processes); killed");
+        }
+    }
+
     private void readLoop() {
         try {
             while (true) {
-                handle(in.read());
+                Message message = in.read();
+                lastHeardNanos = System.nanoTime();
+                handle(message);
             }
         } catch (EOFException e) {
             fail("worker closed its output; " + exitDescription());
@@ -177,6 +204,7 @@ final class ProcessWorker implements Worker {
                 current = pending;
                 if (current != null && current.requestId().equals(r.requestId())) {
                     pending = null;
+                    stopSilenceCheck();
                 }
             }
             if (current == null || !current.requestId().equals(r.requestId())) {
@@ -186,6 +214,14 @@ final class ProcessWorker implements Worker {
             }
         } else {
             fail("protocol error: a worker must not send " + message.getClass().getSimpleName());
+        }
+    }
+
+    /** Called with {@link #lock} held. */
+    private void stopSilenceCheck() {
+        if (silenceCheck != null) {
+            silenceCheck.cancel(false);
+            silenceCheck = null;
         }
     }
 
@@ -204,6 +240,7 @@ final class ProcessWorker implements Worker {
             failure = reason;
             toFail = pending;
             pending = null;
+            stopSilenceCheck();
         }
         WorkerFailedException e = new WorkerFailedException("worker " + id + " (pid " + process.pid() + "): " + reason);
         hello.completeExceptionally(e);

@@ -5,7 +5,7 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 /**
  * A worker's start or death, for the report.
  *
- * @param event  {@code started}, {@code died} or {@code failed_to_start}
+ * @param event  {@code started}, {@code died}, {@code recycled} or {@code failed_to_start}
  * @param reason why it died or did not start
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)

@@ -1,7 +1,7 @@
 package org.archpool.orchestrator.pool;
 
 /** Starts workers: worker JVMs on this machine, in-process runners, later Slurm job steps. */
-public interface WorkerLauncher {
+public interface WorkerLauncher extends AutoCloseable {
 
     /**
      * Starts a worker and waits until it is ready to take a request.
@@ -12,4 +12,9 @@ public interface WorkerLauncher {
 
     /** What kind of worker this launches, for the report: {@code process} or {@code thread}. */
     String mode();
+
+    /** Releases what the launcher itself holds (not its workers). */
+    @Override
+    default void close() {
+    }
 }

@@ -6,7 +6,7 @@ import java.util.List;
 
 /**
  * A fixed number of worker slots. A slot's worker is started when the slot first needs it, reused for
- * every later job, and replaced after it fails. Slot {@code i}'s workers are named {@code w<i>},
+ * every later job, replaced after it fails, and recycled after {@code maxJobsPerWorker} jobs. Slot {@code i}'s workers are named {@code w<i>},
  * {@code w<i>.2}, {@code w<i>.3}…
  */
 public final class WorkerPool implements AutoCloseable {
@@ -16,10 +16,19 @@ public final class WorkerPool implements AutoCloseable {
     private final long startedAtMs;
     private final Worker[] workers;
     private final int[] generations;
+    private final int[] jobsRun;
+    private final int maxJobsPerWorker;
     private final List<WorkerEvent> events = new ArrayList<>();
     private boolean closed;
 
     public WorkerPool(WorkerLauncher launcher, int size, Clock clock) {
+        this(launcher, size, 0, clock);
+    }
+
+    /**
+     * @param maxJobsPerWorker a worker is replaced after this many jobs (0: never)
+     */
+    public WorkerPool(WorkerLauncher launcher, int size, int maxJobsPerWorker, Clock clock) {
         if (size < 1) {
             throw new IllegalArgumentException("a pool needs at least one slot");
         }
@@ -28,6 +37,8 @@ public final class WorkerPool implements AutoCloseable {
         this.startedAtMs = clock.millis();
         this.workers = new Worker[size];
         this.generations = new int[size];
+        this.jobsRun = new int[size];
+        this.maxJobsPerWorker = maxJobsPerWorker;
     }
 
     public int size() {
@@ -68,6 +79,7 @@ public final class WorkerPool implements AutoCloseable {
                 throw new WorkerFailedException("the pool is closed");
             }
             workers[slot] = worker;
+            jobsRun[slot] = 0;
             record(id, "started", worker.pid() < 0 ? null : worker.pid(), null);
         }
         return worker;
@@ -82,6 +94,29 @@ public final class WorkerPool implements AutoCloseable {
             record(worker.id(), "died", worker.pid() < 0 ? null : worker.pid(), reason);
         }
         worker.close();
+    }
+
+    /**
+     * A job finished on {@code slot}'s worker (whatever its outcome). After {@code maxJobsPerWorker} jobs the
+     * worker is shut down; the slot's next job starts a fresh one.
+     */
+    public void jobFinished(int slot, Worker worker) {
+        boolean recycle;
+        synchronized (this) {
+            if (workers[slot] != worker) {
+                return;
+            }
+            jobsRun[slot]++;
+            recycle = maxJobsPerWorker > 0 && jobsRun[slot] >= maxJobsPerWorker;
+            if (recycle) {
+                workers[slot] = null;
+                record(worker.id(), "recycled", worker.pid() < 0 ? null : worker.pid(),
+                        "ran " + jobsRun[slot] + " jobs (--max-jobs-per-worker)");
+            }
+        }
+        if (recycle) {
+            worker.close();
+        }
     }
 
     /** Starts and deaths so far, in order. */
@@ -102,6 +137,7 @@ public final class WorkerPool implements AutoCloseable {
             }
         }
         toClose.parallelStream().forEach(Worker::close);
+        launcher.close();
     }
 
     private synchronized void record(String worker, String event, Long pid, String reason) {

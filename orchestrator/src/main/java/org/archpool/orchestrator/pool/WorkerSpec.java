@@ -17,9 +17,11 @@ import java.util.Objects;
  *                     are overridden by the launcher)
  * @param stderrDir    folder for each worker's stderr file
  * @param helloTimeout how long a new worker may take to say hello
+ * @param heartbeat    how often a busy worker says it is alive
+ * @param silenceLimit how long a busy worker may stay silent before it is declared hung, killed and replaced
  */
 public record WorkerSpec(Path java, List<String> jvmOptions, String classPath, Map<String, String> environment,
-                         Path stderrDir, Duration helloTimeout) {
+                         Path stderrDir, Duration helloTimeout, Duration heartbeat, Duration silenceLimit) {
 
     /** The worker's entry point. */
     public static final String MAIN_CLASS = "org.archpool.worker.WorkerMain";
@@ -39,13 +41,27 @@ public record WorkerSpec(Path java, List<String> jvmOptions, String classPath, M
         environment = Map.copyOf(environment);
         Objects.requireNonNull(stderrDir, "stderrDir");
         Objects.requireNonNull(helloTimeout, "helloTimeout");
+        Objects.requireNonNull(heartbeat, "heartbeat");
+        Objects.requireNonNull(silenceLimit, "silenceLimit");
+        if (silenceLimit.compareTo(heartbeat.multipliedBy(2)) < 0) {
+            throw new IllegalArgumentException("the silence limit must be at least two heartbeats");
+        }
     }
 
+    /** Default time for a new worker to say hello (generous: shared file systems on clusters are slow). */
+    public static final Duration DEFAULT_HELLO_TIMEOUT = Duration.ofSeconds(30);
+    /** Default time a busy worker may stay silent (it sends a heartbeat every second). */
+    public static final Duration DEFAULT_SILENCE_LIMIT = Duration.ofSeconds(10);
+    public static final Duration DEFAULT_HEARTBEAT = Duration.ofSeconds(1);
+
     /** The same JVM and class path as this coordinator. */
-    public static WorkerSpec ofCurrentJvm(Map<String, String> environment, Path stderrDir) {
+    public static WorkerSpec ofCurrentJvm(Map<String, String> environment, Path stderrDir, Duration helloTimeout,
+                                          Duration silenceLimit) {
         Path java = Path.of(System.getProperty("java.home"), "bin", "java");
+        Duration heartbeat = silenceLimit.compareTo(DEFAULT_HEARTBEAT.multipliedBy(4)) >= 0 ? DEFAULT_HEARTBEAT
+                : silenceLimit.dividedBy(4);
         return new WorkerSpec(java, DEFAULT_JVM_OPTIONS, System.getProperty("java.class.path"), environment,
-                stderrDir, Duration.ofSeconds(30));
+                stderrDir, helloTimeout, heartbeat, silenceLimit);
     }
 
     /** The worker's command line. */
@@ -58,6 +74,8 @@ public record WorkerSpec(Path java, List<String> jvmOptions, String classPath, M
         command.add(MAIN_CLASS);
         command.add("--worker-id");
         command.add(workerId);
+        command.add("--heartbeat-ms");
+        command.add(Long.toString(heartbeat.toMillis()));
         return command;
     }
 }

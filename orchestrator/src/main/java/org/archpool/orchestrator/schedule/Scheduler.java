@@ -4,8 +4,10 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -41,7 +43,12 @@ public final class Scheduler implements AutoCloseable {
     private final SchedulerListener listener;
     private final BlockingQueue<Queued> queue = new LinkedBlockingQueue<>();
     private final List<Thread> slots = new ArrayList<>();
+    private final Map<Integer, Running> running = new ConcurrentHashMap<>();
     private volatile String stopReason;
+    private volatile boolean interrupted;
+
+    private record Running(Worker worker, String requestId) {
+    }
 
     public Scheduler(WorkerPool pool, SchedulerConfig config, Clock clock, SchedulerListener listener) {
         this.pool = pool;
@@ -62,6 +69,17 @@ public final class Scheduler implements AutoCloseable {
         CompletableFuture<JobOutcome> future = new CompletableFuture<>();
         queue.add(new Queued(job, future, clock.millis()));
         return future;
+    }
+
+    /**
+     * Stops the build: no job starts any more (queued ones are recorded {@code cancelled} with
+     * {@code reason}), running ones are told to cancel, and a worker that fails from now on makes its job
+     * {@code cancelled}, not retried. Safe to call from any thread, e.g. a signal handler.
+     */
+    public void interrupt(String reason) {
+        stopReason = reason;
+        interrupted = true;
+        running.values().forEach(r -> r.worker().cancel(r.requestId()));
     }
 
     /** Lets queued jobs finish (or be cancelled), then ends the slot threads. The pool is the caller's. */
@@ -96,7 +114,8 @@ public final class Scheduler implements AutoCloseable {
                 outcome = notStarted(q, reason);
             } else {
                 outcome = run(slot, q);
-                if (outcome.outcome() != Outcome.SUCCEEDED && !config.keepGoing()) {
+                running.remove(slot);
+                if (outcome.outcome() != Outcome.SUCCEEDED && !config.keepGoing() && stopReason == null) {
                     stopReason = "job '" + outcome.id() + "' " + outcome.outcome().wireName()
                             + " and --keep-going is off";
                 }
@@ -128,15 +147,25 @@ public final class Scheduler implements AutoCloseable {
             BuildRequest request = new BuildRequest(job.id() + "#" + attempt, job, config.target(), timeoutMs,
                     config.buildParallelism(), logPath(job, attempt).toString());
             CompletableFuture<BuildResult> answer = worker.execute(request, phase -> listener.phase(job.id(), phase));
+            running.put(slot, new Running(worker, request.requestId()));
+            if (interrupted) {
+                worker.cancel(request.requestId());
+            }
             try {
                 BuildResult result = timeoutMs > 0
                         ? answer.get(timeoutMs + WORKER_ANSWER_GRACE_MS, TimeUnit.MILLISECONDS)
                         : answer.get();
+                pool.jobFinished(slot, worker);
                 return fromResult(job, result, worker.id(), attempt, queueWait, dispatchedAt, failures);
             } catch (ExecutionException e) {
                 String reason = e.getCause() instanceof WorkerFailedException w ? w.getMessage() : String.valueOf(e.getCause());
                 failures.add(reason);
                 pool.discard(slot, worker, reason);
+                if (interrupted) {
+                    return new JobOutcome(job.id(), job.kind(), Outcome.CANCELLED, null, null, worker.id(), attempt,
+                            queueWait, 0, 0, 0, clock.millis() - dispatchedAt, null, request.logPath(), null,
+                            "cancelled: " + stopReason + "; its worker was stopped", null, failures);
+                }
             } catch (TimeoutException e) {
                 String reason = "worker " + worker.id() + " gave no answer " + WORKER_ANSWER_GRACE_MS
                         + " ms past the job's time limit; it was killed";
@@ -160,9 +189,10 @@ public final class Scheduler implements AutoCloseable {
 
     private JobOutcome fromResult(JobSpec job, BuildResult r, String worker, int attempt, long queueWait,
                                   long dispatchedAt, List<String> failures) {
+        String message = r.outcome() == Outcome.CANCELLED && interrupted ? "cancelled: " + stopReason : r.message();
         return new JobOutcome(job.id(), job.kind(), r.outcome(), r.exitCode(), r.signal(), worker, attempt,
                 queueWait, r.millisIn(Phase.CONFIGURE), r.millisIn(Phase.BUILD), r.millisIn(Phase.COMMAND),
-                clock.millis() - dispatchedAt, r.phases(), r.logPath(), r.logTail(), r.message(), r.artifacts(),
+                clock.millis() - dispatchedAt, r.phases(), r.logPath(), r.logTail(), message, r.artifacts(),
                 failures);
     }
 

@@ -17,6 +17,8 @@ public final class MessageCodec {
         this.mapper = JsonMapper.builder()
                 .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
                 .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
+                // a line is one object: anything after it means the line was corrupted (e.g. two writers mixed)
+                .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
                 .build();
     }
 
@@ -55,7 +57,9 @@ public final class MessageCodec {
             return "unknown or missing message type";
         }
         if (e instanceof com.fasterxml.jackson.databind.exc.ValueInstantiationException v && v.getCause() != null) {
-            return "invalid message: " + v.getCause().getMessage();
+            Throwable cause = v.getCause();
+            return "invalid message: " + (cause.getMessage() != null ? cause.getMessage()
+                    : cause instanceof NullPointerException ? "a list or map holds null" : cause.getClass().getSimpleName());
         }
         if (e instanceof com.fasterxml.jackson.core.JsonParseException) {
             return "not JSON";

@@ -13,31 +13,40 @@ public final class Durations {
     private Durations() {
     }
 
+    /** The longest duration accepted: longer ones are typos, and their milliseconds would overflow arithmetic. */
+    public static final Duration MAX = Duration.ofDays(365);
+
     /**
-     * @throws IllegalArgumentException for anything else, and for zero or negative durations
+     * @throws IllegalArgumentException for anything else, for zero or negative durations, and for durations longer
+     *                                  than {@link #MAX}
      */
     public static Duration parse(String text) {
         String s = text == null ? "" : text.trim();
-        Duration total;
+        long total = 0;
         if (BARE.matcher(s).matches()) {
-            total = ofSeconds(s);
+            total = millis(text, s, "s");
         } else {
             Matcher m = PART.matcher(s);
             int end = 0;
-            total = Duration.ZERO;
             while (m.find() && m.start() == end) {
-                total = total.plus(unit(m.group(1), m.group(2)));
+                total += millis(text, m.group(1), m.group(2));
+                if (total > MAX.toMillis()) {
+                    throw tooLong(text);
+                }
                 end = m.end();
             }
             if (end != s.length() || s.isEmpty()) {
-                throw new IllegalArgumentException("'" + text
-                        + "' is not a duration: write it like 90s, 10m, 1h30m or 500ms (a bare number means seconds)");
+                if (s.startsWith("-")) {
+                    throw notPositive(text);
+                }
+                throw new IllegalArgumentException(shown(text)
+                        + " is not a duration: write it like 90s, 10m, 1h30m or 500ms (a bare number means seconds)");
             }
         }
-        if (total.isZero() || total.isNegative()) {
-            throw new IllegalArgumentException("'" + text + "' is not a positive duration");
+        if (total <= 0) {
+            throw notPositive(text);
         }
-        return total;
+        return Duration.ofMillis(total);
     }
 
     /** Writes a duration the way {@link #parse} reads it. */
@@ -62,18 +71,49 @@ public final class Durations {
         return out.toString();
     }
 
-    private static Duration ofSeconds(String number) {
-        return Duration.ofMillis(Math.round(Double.parseDouble(number) * 1000));
-    }
-
-    private static Duration unit(String number, String unit) {
+    /** The milliseconds of one part, rounded; refused when longer than {@link #MAX} (a double never overflows). */
+    private static long millis(String text, String number, String unit) {
         double value = Double.parseDouble(number);
-        return switch (unit) {
-            case "ms" -> Duration.ofMillis(Math.round(value));
-            case "s" -> Duration.ofMillis(Math.round(value * 1000));
-            case "m" -> Duration.ofMillis(Math.round(value * 60_000));
-            case "h" -> Duration.ofMillis(Math.round(value * 3_600_000));
+        double ms = switch (unit) {
+            case "ms" -> value;
+            case "s" -> value * 1000;
+            case "m" -> value * 60_000;
+            case "h" -> value * 3_600_000;
             default -> throw new IllegalStateException(unit);
         };
+        if (!(ms <= MAX.toMillis())) {
+            throw tooLong(text);
+        }
+        return Math.round(ms);
+    }
+
+    private static IllegalArgumentException notPositive(String text) {
+        return new IllegalArgumentException(shown(text) + " is not a positive duration: write one like 90s, 10m or 1h30m");
+    }
+
+    private static IllegalArgumentException tooLong(String text) {
+        return new IllegalArgumentException(shown(text) + " is longer than the longest duration allowed ("
+                + MAX.toDays() + " days)");
+    }
+
+    /** The user's text quoted for a message: at most 40 characters, control characters escaped. */
+    private static String shown(String text) {
+        if (text == null) {
+            return "''";
+        }
+        StringBuilder out = new StringBuilder("'");
+        text.codePoints().limit(40).forEach(cp -> {
+            if (Character.isISOControl(cp) || Character.getType(cp) == Character.FORMAT
+                    || Character.getType(cp) == Character.SURROGATE || cp == 0x2028 || cp == 0x2029) {
+                out.append(String.format("\\u%04x", cp));
+            } else {
+                out.appendCodePoint(cp);
+            }
+        });
+        out.append('\'');
+        if (text.codePointCount(0, text.length()) > 40) {
+            out.append("… (").append(text.length()).append(" characters)");
+        }
+        return out.toString();
     }
 }

@@ -3,10 +3,14 @@ package org.archpool.protocol.manifest;
 import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.exc.StreamConstraintsException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -33,6 +37,9 @@ import org.archpool.protocol.JobSpec;
  */
 public final class ManifestReader {
 
+    /** Larger files are refused unread: a manifest lists jobs, and a huge file is the wrong file. */
+    public static final int MAX_BYTES = 16 * 1024 * 1024;
+
     private final ObjectMapper mapper = JsonMapper.builder()
             .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
             .build();
@@ -44,25 +51,112 @@ public final class ManifestReader {
             if (Files.isDirectory(path)) {
                 throw new ManifestException("manifest " + file + " is a folder; give the path of its JSON file");
             }
-            bytes = Files.readAllBytes(path);
+            bytes = readAtMost(path, MAX_BYTES);
         } catch (NoSuchFileException e) {
             throw new ManifestException("manifest " + file + " does not exist; check the path (relative paths start at "
                     + Path.of("").toAbsolutePath() + ")");
+        } catch (AccessDeniedException e) {
+            throw new ManifestException("cannot read manifest " + file + ": permission denied; check its permissions");
         } catch (IOException e) {
-            throw new ManifestException("cannot read manifest " + file + ": " + e.getMessage());
+            throw new ManifestException("cannot read manifest " + file + ": " + printable(e.getMessage(), 300));
+        }
+        if (bytes == null) {
+            throw new ManifestException("manifest " + file + " is larger than " + (MAX_BYTES >> 20)
+                    + " MiB; a manifest only lists jobs: check that this is the right file");
         }
         JsonNode root;
-        try {
-            root = mapper.readTree(bytes);
-        } catch (JsonProcessingException e) {
-            JsonLocation at = e.getLocation();
-            String where = at == null ? "" : " at line " + at.getLineNr() + ", column " + at.getColumnNr();
-            throw new ManifestException("manifest " + file + " is not valid JSON" + where + ": "
-                    + e.getOriginalMessage() + ". Fix the JSON syntax there.");
+        try (JsonParser parser = mapper.createParser(bytes)) {
+            try {
+                root = mapper.readTree(parser);
+                if (root == null || root.isMissingNode()) {
+                    throw new ManifestException("manifest " + file + " is empty; write {\"version\": 1, \"jobs\": [...]}");
+                }
+                if (parser.nextToken() != null) {
+                    JsonLocation at = parser.currentTokenLocation();
+                    throw new ManifestException("manifest " + file + " goes on after its top-level value, at line "
+                            + at.getLineNr() + ", column " + at.getColumnNr()
+                            + "; a manifest is one JSON object: remove what follows it");
+                }
+            } catch (JsonProcessingException e) {
+                throw syntaxError(file, e, parser);
+            }
         } catch (IOException e) {
-            throw new ManifestException("cannot read manifest " + file + ": " + e.getMessage());
+            throw new ManifestException("cannot read manifest " + file + ": " + printable(e.getMessage(), 300));
         }
         return parse(path, root);
+    }
+
+    /** The file's bytes, or null when it holds more than {@code limit} (a device or a pipe may never end). */
+    private static byte[] readAtMost(Path path, int limit) throws IOException {
+        try (InputStream in = Files.newInputStream(path)) {
+            byte[] bytes = in.readNBytes(limit + 1);
+            return bytes.length > limit ? null : bytes;
+        }
+    }
+
+    private static ManifestException syntaxError(Path file, JsonProcessingException e, JsonParser parser) {
+        JsonLocation at = e.getLocation() != null ? e.getLocation() : parser.currentLocation();
+        String where = at == null || at.getLineNr() < 1 ? ""
+                : " at line " + at.getLineNr() + ", column " + at.getColumnNr();
+        String detail = e.getOriginalMessage() == null ? "malformed JSON" : e.getOriginalMessage()
+                // Jackson names the source in nested locations; the file is named already
+                .replaceAll("\\[Source: [^\\]]*?line: (\\d+), column: (\\d+)\\]", "line $1, column $2")
+                .replaceAll(", from `[A-Za-z.()]*`", "");
+        detail = printable(detail, 300);
+        if (e instanceof StreamConstraintsException) {
+            return new ManifestException("manifest " + file + " is too large to read" + where + ": " + detail
+                    + "; a manifest needs no value that long or that deeply nested: check that this is the right file");
+        }
+        if (detail.startsWith("Duplicate field")) {
+            return new ManifestException("manifest " + file + " is not valid JSON" + where + ": " + detail
+                    + "; a name may appear once in an object: remove one of them");
+        }
+        return new ManifestException("manifest " + file + " is not valid JSON" + where + ": " + detail
+                + ". Fix the JSON syntax there.");
+    }
+
+    /**
+     * {@code text} for a message: control, format and line-separator characters escaped, and at most {@code max}
+     * characters of it, so that one message stays one short paragraph whatever the input holds.
+     */
+    static String printable(String text, int max) {
+        if (text == null) {
+            return "";
+        }
+        StringBuilder out = new StringBuilder();
+        int shown = 0;
+        for (int i = 0; i < text.length() && shown < max; shown++) {
+            int cp = text.codePointAt(i);
+            i += Character.charCount(cp);
+            switch (cp) {
+                case '\n' -> out.append("\\n");
+                case '\r' -> out.append("\\r");
+                case '\t' -> out.append("\\t");
+                default -> {
+                    int type = Character.getType(cp);
+                    if (Character.isISOControl(cp) || type == Character.FORMAT || type == Character.SURROGATE
+                            || type == Character.LINE_SEPARATOR || type == Character.PARAGRAPH_SEPARATOR) {
+                        out.append(String.format("\\u%04x", cp));
+                    } else {
+                        out.appendCodePoint(cp);
+                    }
+                }
+            }
+        }
+        if (shown < text.codePointCount(0, text.length())) {
+            out.append("… (").append(text.length()).append(" characters in all)");
+        }
+        return out.toString();
+    }
+
+    /** A string of the user's, quoted and shortened for a message. */
+    static String quote(String text) {
+        return "'" + printable(text, 80) + "'";
+    }
+
+    /** A JSON value of the user's, shortened for a message. */
+    static String show(JsonNode value) {
+        return printable(String.valueOf(value), 80);
     }
 
     /** Validates an already-parsed tree; {@code file} locates relative paths and names the manifest in messages. */
@@ -76,7 +170,7 @@ public final class ManifestReader {
             throw ctx.error("\"version\" is missing; add \"version\": 1");
         }
         if (!version.isInt() || version.intValue() != Manifest.VERSION) {
-            throw ctx.error("\"version\" is " + version + " but this archpool reads version " + Manifest.VERSION
+            throw ctx.error("\"version\" is " + show(version) + " but this archpool reads version " + Manifest.VERSION
                     + " only; write \"version\": 1 or use the archpool release that matches the manifest");
         }
         Defaults defaults = readDefaults(ctx, root.get("defaults"));
@@ -131,8 +225,12 @@ public final class ManifestReader {
         }
         String id = ctx.string(node, "id", where, true);
         if (!JobSpec.isValidId(id)) {
-            throw ctx.error(where + " has the id '" + id
-                    + "', which is not allowed: use 1 to 128 characters of A-Z a-z 0-9 . _ -");
+            throw ctx.error(where + " has the id " + quote(id)
+                    + ", which is not allowed: use 1 to 128 characters of A-Z a-z 0-9 . _ -");
+        }
+        if (id.equals(".") || id.equals("..")) {
+            throw ctx.error(where + " has the id '" + id + "', which is not allowed: an id names the job's build"
+                    + " folder and log, so it must not be '.' or '..'");
         }
         where = "job '" + id + "'";
         String kind = ctx.string(node, "kind", where, true);
@@ -148,11 +246,11 @@ public final class ManifestReader {
                     String source = ctx.string(node, "sourceDir", where, true);
                     Path sourceDir = ctx.resolve(source);
                     if (!Files.isDirectory(sourceDir)) {
-                        throw ctx.error(where + ": sourceDir " + sourceDir + " is not a folder; fix the path"
+                        throw ctx.error(where + ": sourceDir " + printable(sourceDir.toString(), 300) + " is not a folder; fix the path"
                                 + " (relative paths start at the manifest's folder)");
                     }
                     if (!Files.isRegularFile(sourceDir.resolve("CMakeLists.txt"))) {
-                        throw ctx.error(where + ": sourceDir " + sourceDir + " has no CMakeLists.txt; point it at"
+                        throw ctx.error(where + ": sourceDir " + printable(sourceDir.toString(), 300) + " has no CMakeLists.txt; point it at"
                                 + " the project's top folder");
                     }
                     String build = ctx.string(node, "buildDir", where, false);
@@ -177,12 +275,12 @@ public final class ManifestReader {
                     String cwd = ctx.string(node, "cwd", where, false);
                     Path cwdPath = cwd == null ? ctx.file.getParent() : ctx.resolve(cwd);
                     if (!Files.isDirectory(cwdPath)) {
-                        throw ctx.error(where + ": cwd " + cwdPath + " is not a folder; fix the path");
+                        throw ctx.error(where + ": cwd " + printable(cwdPath.toString(), 300) + " is not a folder; fix the path");
                     }
                     return new CommandJob(id, argv, cwdPath.toString(), env, timeoutMs, artifacts);
                 }
                 default:
-                    throw ctx.error(where + " has the unknown kind '" + kind + "'; use \"cmake\" or \"command\"");
+                    throw ctx.error(where + " has the unknown kind " + quote(kind) + "; use \"cmake\" or \"command\"");
             }
         } catch (IllegalArgumentException e) {
             throw ctx.error(e.getMessage());
@@ -226,12 +324,12 @@ public final class ManifestReader {
                 return null;
             }
             if (!v.isTextual()) {
-                throw error(where + ": \"" + field + "\" must be a string, not " + v);
+                throw error(where + ": \"" + field + "\" must be a string, not " + show(v));
             }
             if (v.textValue().isBlank()) {
                 throw error(where + ": \"" + field + "\" is empty");
             }
-            return v.textValue();
+            return safe(v.textValue(), where + ": \"" + field + "\"");
         }
 
         List<String> stringList(JsonNode node, String field, String where) throws ManifestException {
@@ -245,9 +343,9 @@ public final class ManifestReader {
             List<String> out = new ArrayList<>();
             for (int i = 0; i < v.size(); i++) {
                 if (!v.get(i).isTextual()) {
-                    throw error(where + ": \"" + field + "\"[" + i + "] must be a string, not " + v.get(i));
+                    throw error(where + ": \"" + field + "\"[" + i + "] must be a string, not " + show(v.get(i)));
                 }
-                out.add(v.get(i).textValue());
+                out.add(safe(v.get(i).textValue(), where + ": \"" + field + "\"[" + i + "]"));
             }
             return out;
         }
@@ -273,15 +371,37 @@ public final class ManifestReader {
                 } else if (value.isNumber()) {
                     text = value.asText();
                 } else {
-                    throw error(where + ": \"" + field + "\"." + e.getKey() + " must be a string, number or boolean");
+                    throw error(where + ": \"" + field + "\"." + printable(e.getKey(), 80)
+                            + " must be a string, number or boolean, not " + show(value));
                 }
                 if (e.getKey().isBlank() || e.getKey().contains("=")) {
-                    throw error(where + ": \"" + field + "\" has the name '" + e.getKey()
-                            + "', which is empty or contains '='");
+                    throw error(where + ": \"" + field + "\" has the name " + quote(e.getKey())
+                            + ", which is empty or contains '='");
                 }
-                out.put(e.getKey(), text);
+                out.put(safe(e.getKey(), where + ": \"" + field + "\""),
+                        safe(text, where + ": \"" + field + "\"." + printable(e.getKey(), 80)));
             }
             return out;
+        }
+
+        /**
+         * {@code text} when a process can take it: a NUL cannot be passed in an argument or the environment, and an
+         * unpaired surrogate (from a JSON escape such as \\ud800) would reach the process as '?'.
+         */
+        String safe(String text, String what) throws ManifestException {
+            for (int i = 0; i < text.length(); i++) {
+                char c = text.charAt(i);
+                if (c == 0) {
+                    throw error(what + " holds a NUL character (\\u0000), which no program can be given; remove it");
+                }
+                if (Character.isHighSurrogate(c) && i + 1 < text.length() && Character.isLowSurrogate(text.charAt(i + 1))) {
+                    i++;
+                } else if (Character.isSurrogate(c)) {
+                    throw error(what + " holds an unpaired surrogate (" + String.format("\\u%04x", (int) c)
+                            + "), which is not text; fix the \\u escape");
+                }
+            }
+            return text;
         }
 
         Long timeout(JsonNode node, String where) throws ManifestException {
@@ -290,7 +410,8 @@ public final class ManifestReader {
                 return null;
             }
             if (!v.isTextual() && !v.isNumber()) {
-                throw error(where + ": \"timeout\" must be a duration such as \"90s\", \"10m\" or \"1h30m\"");
+                throw error(where + ": \"timeout\" must be a duration such as \"90s\", \"10m\" or \"1h30m\", not "
+                        + show(v));
             }
             try {
                 return Durations.parse(v.asText()).toMillis();

@@ -19,9 +19,34 @@ public final class ProcessTreeKiller implements ProcessStopper {
 
     /** Forcibly kills {@code root} and all its descendants. */
     public static void kill(ProcessHandle root) {
-        List<ProcessHandle> tree = Stream.concat(Stream.of(root), root.descendants())
+        snapshot(root).forEach(ProcessHandle::destroyForcibly);
+    }
+
+    /**
+     * Like {@link #kill}, and says what was killed: one {@code pid N: COMMAND LINE} per process still alive
+     * at the snapshot, root first, each line at most {@code maxChars}. Read before killing: a dead process's
+     * command line is gone.
+     */
+    public static List<String> killDescribing(ProcessHandle root, int maxChars) {
+        List<ProcessHandle> tree = snapshot(root);
+        List<String> described = tree.stream().filter(ProcessHandle::isAlive)
+                .map(p -> abbreviate("pid " + p.pid() + ": " + commandLine(p), maxChars))
                 .collect(Collectors.toList());
         tree.forEach(ProcessHandle::destroyForcibly);
+        return described;
+    }
+
+    private static List<ProcessHandle> snapshot(ProcessHandle root) {
+        return Stream.concat(Stream.of(root), root.descendants()).collect(Collectors.toList());
+    }
+
+    private static String commandLine(ProcessHandle p) {
+        ProcessHandle.Info info = p.info();
+        return info.commandLine().or(info::command).orElse("(command line unknown)");
+    }
+
+    private static String abbreviate(String text, int maxChars) {
+        return text.length() <= maxChars ? text : text.substring(0, Math.max(0, maxChars - 3)) + "...";
     }
 
     /** Forcibly kills every descendant of this JVM (used when a worker exits). */

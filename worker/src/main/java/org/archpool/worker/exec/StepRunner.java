@@ -5,6 +5,7 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
@@ -25,6 +26,9 @@ public final class StepRunner {
      * log pipe open forever; the step must still end.
      */
     static final long OUTPUT_DRAIN_SECONDS = 5;
+
+    /** How much of each killed process's command line a timed-out step reports. */
+    static final int DESCRIBED_COMMAND_CHARS = 400;
 
     private final Clock clock;
 
@@ -76,19 +80,19 @@ public final class StepRunner {
         });
         try {
             Future<ProcessResult> future = started.getFuture();
-            boolean timedOut = false;
+            List<String> killedAtTimeLimit = null;
             ProcessResult result;
             Duration left = deadline.remaining();
             try {
                 result = left == null ? future.get() : future.get(left.toMillis(), TimeUnit.MILLISECONDS);
             } catch (TimeoutException e) {
-                timedOut = true;
-                ProcessTreeKiller.kill(process.toHandle());
+                killedAtTimeLimit = ProcessTreeKiller.killDescribing(process.toHandle(), DESCRIBED_COMMAND_CHARS);
                 result = future.get();
             }
             long ms = clock.millis() - start;
-            if (timedOut) {
-                return new StepResult(StepResult.Ending.TIMED_OUT, null, ms, "time limit reached; process tree killed");
+            if (killedAtTimeLimit != null) {
+                return new StepResult(StepResult.Ending.TIMED_OUT, null, ms, "time limit reached; process tree killed",
+                        killedAtTimeLimit);
             }
             if (killedByCancel.get()) {
                 return new StepResult(StepResult.Ending.CANCELLED, null, ms, "cancelled; process tree killed");
