@@ -76,12 +76,11 @@ public final class WorkerLoop {
      * coordinator can tell a busy worker from a hung one. Does nothing while idle. Call it periodically.
      */
     public void heartbeat() {
-        RunningJob job;
         synchronized (lock) {
-            job = running;
-        }
-        if (job != null && job.phase != null) {
-            send(new Progress(job.requestId, job.phase));
+            RunningJob job = running;
+            if (job != null && job.phase != null) {
+                send(new Progress(job.requestId, job.phase));
+            }
         }
     }
 
@@ -176,8 +175,10 @@ public final class WorkerLoop {
         BuildResult result;
         try {
             result = runner.run(request, phase -> {
-                job.phase = phase;
-                send(new Progress(request.requestId(), phase));
+                synchronized (lock) {
+                    job.phase = phase;
+                    send(new Progress(request.requestId(), phase));
+                }
             }, job.token);
         } catch (RuntimeException e) {
             LOG.error("job {} failed inside the worker", request.requestId(), e);
@@ -185,9 +186,10 @@ public final class WorkerLoop {
                     request.logPath(), null, "the worker failed while running the job: " + e);
         }
         synchronized (lock) {
+            // under the lock, so that no heartbeat for this request can follow its result
             running = null;
+            send(result);
         }
-        send(result);
         job.done.complete(null);
     }
 

@@ -240,4 +240,15 @@ class JobRunnerFaultTest {
         assertThat(r.signal()).isNull();
         awaitAllGone(pids(pidFile));
     }
+
+    @Test
+    void theTimeLimitIsWrittenAsTheManifestWritesIt() {
+        assertThat(JobRunner.duration(3_000)).isEqualTo("3s");
+        assertThat(JobRunner.duration(90_000)).isEqualTo("1m30s");
+        assertThat(JobRunner.duration(600_000)).isEqualTo("10m");
+        assertThat(JobRunner.duration(5_400_000)).isEqualTo("1h30m");
+        assertThat(JobRunner.duration(3_600_000)).isEqualTo("1h");
+        assertThat(JobRunner.duration(3_661_000)).isEqualTo("1h1m1s");
+        assertThat(JobRunner.duration(1_500)).isEqualTo("1500 ms");
+    }
 }

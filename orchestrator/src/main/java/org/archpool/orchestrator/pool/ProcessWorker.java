@@ -49,6 +49,7 @@ final class ProcessWorker implements Worker {
     private final CompletableFuture<Hello> hello = new CompletableFuture<>();
     private final Object lock = new Object();
     private Pending pending;
+    private String lastFinished;
     private String failure;
 
     /**
@@ -193,10 +194,10 @@ final class ProcessWorker implements Worker {
         }
         if (message instanceof Progress p) {
             Pending current = current();
-            if (current == null || !current.requestId().equals(p.requestId())) {
-                fail("protocol error: progress for request " + p.requestId() + ", which is not the one in flight");
-            } else {
+            if (current != null && current.requestId().equals(p.requestId())) {
                 current.progress().accept(p.phase());
+            } else if (!p.requestId().equals(finishedRequest())) {
+                fail("protocol error: progress for request " + p.requestId() + ", which is not the one in flight");
             }
         } else if (message instanceof BuildResult r) {
             Pending current;
@@ -204,6 +205,7 @@ final class ProcessWorker implements Worker {
                 current = pending;
                 if (current != null && current.requestId().equals(r.requestId())) {
                     pending = null;
+                    lastFinished = r.requestId();
                     stopSilenceCheck();
                 }
             }
@@ -222,6 +224,13 @@ final class ProcessWorker implements Worker {
         if (silenceCheck != null) {
             silenceCheck.cancel(false);
             silenceCheck = null;
+        }
+    }
+
+    /** The request answered last: a late progress line for it is harmless, not a protocol error. */
+    private String finishedRequest() {
+        synchronized (lock) {
+            return lastFinished;
         }
     }
 

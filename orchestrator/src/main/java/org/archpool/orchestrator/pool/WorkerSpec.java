@@ -27,12 +27,15 @@ public record WorkerSpec(Path java, List<String> jvmOptions, String classPath, M
     public static final String MAIN_CLASS = "org.archpool.worker.WorkerMain";
 
     /**
-     * Defaults sized for many workers on a small machine: a small heap, the serial collector, the client
-     * compiler only, no perf data file.
+     * Defaults sized for many workers on a small machine: a small heap that starts smaller, the serial
+     * collector, the client compiler only with one compiler thread and a small code cache, no perf data
+     * file. An idle worker then takes about 55 MiB of resident memory instead of about 77 MiB with the
+     * JVM's defaults (measured by {@code scripts/worker-rss.sh}; see docs/faults.md).
      */
     public static final List<String> DEFAULT_JVM_OPTIONS = List.of(
-            "-Xmx128m", "-Xss512k", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData",
-            "-Xshare:auto");
+            "-Xms8m", "-Xmx128m", "-Xss512k", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:CICompilerCount=1",
+            "-XX:ReservedCodeCacheSize=16m", "-XX:MaxMetaspaceSize=64m", "-XX:MaxDirectMemorySize=16m",
+            "-XX:-UsePerfData", "-Xshare:auto");
 
     public WorkerSpec {
         Objects.requireNonNull(java, "java");

@@ -112,7 +112,7 @@ public final class ManifestReader {
                     + "; a name may appear once in an object: remove one of them");
         }
         return new ManifestException("manifest " + file + " is not valid JSON" + where + ": " + detail
-                + ". Fix the JSON syntax there.");
+                + (detail.contains("UTF-8") ? ". Save the file as UTF-8." : ". Fix the JSON syntax there."));
     }
 
     /**
@@ -176,7 +176,7 @@ public final class ManifestReader {
         Defaults defaults = readDefaults(ctx, root.get("defaults"));
         JsonNode jobs = root.get("jobs");
         if (jobs == null || !jobs.isArray()) {
-            throw ctx.error("\"jobs\" must be an array of job objects");
+            throw ctx.error("\"jobs\" must be an array of job objects: \"jobs\": [{\"id\": ..., \"kind\": ...}, ...]");
         }
         if (jobs.isEmpty()) {
             throw ctx.error("\"jobs\" is empty; add at least one job");
@@ -186,7 +186,7 @@ public final class ManifestReader {
         for (int i = 0; i < jobs.size(); i++) {
             JobSpec spec = readJob(ctx, defaults, jobs.get(i), i);
             if (!ids.add(spec.id())) {
-                throw ctx.error("jobs[" + i + "] repeats the id '" + spec.id() + "'; job ids must be unique");
+                throw ctx.error("jobs[" + i + "] repeats the id '" + spec.id() + "'; job ids must be unique: rename one of them");
             }
             specs.add(spec);
         }
@@ -203,7 +203,7 @@ public final class ManifestReader {
             return new Defaults(null, null, "build", Map.of(), Map.of(), null, List.of(), List.of());
         }
         if (!node.isObject()) {
-            throw ctx.error("\"defaults\" must be an object");
+            throw ctx.error("\"defaults\" must be an object such as {\"buildType\": \"Release\", \"timeout\": \"10m\"}");
         }
         String where = "defaults";
         String buildRoot = ctx.string(node, "buildRoot", where, false);
@@ -319,12 +319,12 @@ public final class ManifestReader {
             JsonNode v = node.get(field);
             if (v == null || v.isNull()) {
                 if (required) {
-                    throw error(where + ": \"" + field + "\" is missing");
+                    throw error(where + ": \"" + field + "\" is missing; add it");
                 }
                 return null;
             }
             if (!v.isTextual()) {
-                throw error(where + ": \"" + field + "\" must be a string, not " + show(v));
+                throw error(where + ": \"" + field + "\" must be a string, not " + show(v) + quoteHint(v));
             }
             if (v.textValue().isBlank()) {
                 throw error(where + ": \"" + field + "\" is empty");
@@ -338,12 +338,13 @@ public final class ManifestReader {
                 return List.of();
             }
             if (!v.isArray()) {
-                throw error(where + ": \"" + field + "\" must be an array of strings");
+                throw error(where + ": \"" + field + "\" must be an array of strings such as [\"a\", \"b\"], not " + show(v));
             }
             List<String> out = new ArrayList<>();
             for (int i = 0; i < v.size(); i++) {
                 if (!v.get(i).isTextual()) {
-                    throw error(where + ": \"" + field + "\"[" + i + "] must be a string, not " + show(v.get(i)));
+                    throw error(where + ": \"" + field + "\"[" + i + "] must be a string, not " + show(v.get(i))
+                            + quoteHint(v.get(i)));
                 }
                 out.add(safe(v.get(i).textValue(), where + ": \"" + field + "\"[" + i + "]"));
             }
@@ -376,12 +377,17 @@ public final class ManifestReader {
                 }
                 if (e.getKey().isBlank() || e.getKey().contains("=")) {
                     throw error(where + ": \"" + field + "\" has the name " + quote(e.getKey())
-                            + ", which is empty or contains '='");
+                            + ", which is empty or contains '='; write \"NAME\": \"value\"");
                 }
                 out.put(safe(e.getKey(), where + ": \"" + field + "\""),
                         safe(text, where + ": \"" + field + "\"." + printable(e.getKey(), 80)));
             }
             return out;
+        }
+
+        /** For a number or a boolean where text belongs: how to write it as text. */
+        static String quoteHint(JsonNode v) {
+            return v.isNumber() || v.isBoolean() ? "; put it in double quotes: \"" + printable(v.asText(), 40) + "\"" : "";
         }
 
         /**

@@ -1,17 +1,12 @@
 package org.archpool.protocol.codec;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
-import static org.junit.jupiter.api.Assertions.fail;
 
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.PrintWriter;
-import java.io.StringWriter;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -33,20 +28,19 @@ import org.archpool.protocol.Platform;
 import org.archpool.protocol.Progress;
 import org.archpool.protocol.Shutdown;
 import org.archpool.protocol.Target;
+import org.archpool.protocol.fuzz.FuzzRun;
 import org.archpool.protocol.fuzz.Mutator;
 import org.junit.jupiter.api.Test;
 
 /**
  * Feeds mutated protocol lines to {@link MessageCodec} and mutated byte streams to {@link MessageReader}: the only
  * allowed outcomes are a {@link Message} (which then survives another round trip) or a {@link ProtocolException}
- * whose message is bounded and quotes the offending bytes. Anything else, or a hang, fails and prints the seed:
- * replay with {@code -Darchpool.fuzz.seed=S -Darchpool.fuzz.case=N}; run more with {@code -Darchpool.fuzz.cases=N}.
+ * whose message is bounded, one line, and quotes the offending bytes. Anything else, or a hang, fails and prints
+ * the seed: replay with {@code -Darchpool.fuzz.seed=S -Darchpool.fuzz.case=N} (see {@link FuzzRun}).
  */
 class ProtocolFuzzTest {
 
-    static final long SEED = Long.getLong("archpool.fuzz.seed", 0x5EED_A4C4_0002L);
-    static final int CASES = Integer.getInteger("archpool.fuzz.cases", 3000);
-    static final Integer ONLY_CASE = Integer.getInteger("archpool.fuzz.case");
+    static final long SEED = FuzzRun.seed(0x5EED_A4C4_0002L);
     /** Problem (≤ 500) + preview (≤ 200 bytes, each at most 4 chars escaped) + the suffix. */
     static final int MAX_MESSAGE_CHARS = 2048;
 
@@ -95,65 +89,52 @@ class ProtocolFuzzTest {
     @Test
     void mutatedLinesDecodeOrAreProtocolErrors() {
         List<byte[]> seeds = messages().stream().map(codec::encode).toList();
-        List<String> failures = new ArrayList<>();
-        int[] counts = new int[2];
-        assertTimeoutPreemptively(Duration.ofSeconds(60), () -> {
-            for (int i = 0; i < CASES; i++) {
-                if (ONLY_CASE != null && ONLY_CASE != i) {
-                    continue;
-                }
-                Mutator mutator = new Mutator(SEED, i);
-                byte[] line = mutator.mutate(seeds.get(mutator.random().nextInt(seeds.size())));
-                String problem;
-                try {
-                    Message m = codec.decode(line, line.length);
-                    problem = checkDecoded(m);
-                    counts[0]++;
-                } catch (ProtocolException e) {
-                    problem = checkProtocolError(e, line.length);
-                    counts[1]++;
-                } catch (Throwable t) {
-                    problem = "threw " + stackTop(t);
-                }
-                if (problem != null && failures.size() < 20) {
-                    failures.add("case " + i + " (" + mutator.describe() + "): " + problem + "\n    input: "
-                            + Mutator.show(line, 400));
-                }
+        int[] decoded = {0};
+        int[] refused = {0};
+        int ran = FuzzRun.run("mutated protocol lines", SEED, i -> {
+            Mutator mutator = new Mutator(SEED, i);
+            byte[] line = mutator.mutate(seeds.get(mutator.random().nextInt(seeds.size())));
+            String problem;
+            try {
+                Message m = codec.decode(line, line.length);
+                decoded[0]++;
+                problem = checkDecoded(m);
+            } catch (ProtocolException e) {
+                refused[0]++;
+                problem = checkProtocolError(e, line.length);
+            } catch (Throwable t) {
+                problem = "threw " + FuzzRun.stackTop(t);
             }
-        }, () -> "the protocol fuzzer hung (seed " + SEED + ")");
-        report(failures, "mutated protocol lines");
-        if (ONLY_CASE == null) {
-            assertThat(counts[0]).as("decoded").isPositive();
-            assertThat(counts[1]).as("refused").isGreaterThan(CASES / 2);
+            return problem == null ? null
+                    : "(" + mutator.describe() + "): " + problem + "\n    input: " + Mutator.show(line, 400);
+        });
+        if (FuzzRun.ONLY_CASE == null) {
+            assertThat(ran).isGreaterThanOrEqualTo(1000);
+            assertThat(decoded[0]).as("decoded").isGreaterThan(ran / 50);
+            assertThat(refused[0]).as("refused").isGreaterThan(ran / 2);
         }
     }
 
     @Test
     void mutatedStreamsReadLikeTheirLines() {
         List<byte[]> seeds = messages().stream().map(codec::encode).toList();
-        List<String> failures = new ArrayList<>();
-        assertTimeoutPreemptively(Duration.ofSeconds(60), () -> {
-            for (int i = 0; i < CASES; i++) {
-                if (ONLY_CASE != null && ONLY_CASE != i) {
-                    continue;
-                }
-                Mutator mutator = new Mutator(SEED ^ 0x57EA_0000L, i);
-                Random random = mutator.random();
-                int maxLine = new int[] {64, 200, 1024, 4096, 1 << 20}[random.nextInt(5)];
-                byte[] stream = stream(seeds, mutator, random);
-                String problem;
-                try {
-                    problem = compare(stream, maxLine, random);
-                } catch (Throwable t) {
-                    problem = "threw " + stackTop(t);
-                }
-                if (problem != null && failures.size() < 20) {
-                    failures.add("case " + i + " (max line " + maxLine + "; " + mutator.describe() + "): " + problem
-                            + "\n    stream: " + Mutator.show(stream, 600));
-                }
+        int ran = FuzzRun.run("mutated streams", SEED, i -> {
+            Mutator mutator = new Mutator(SEED ^ 0x57EA_0000L, i);
+            Random random = mutator.random();
+            int maxLine = new int[] {64, 200, 1024, 4096, 1 << 20}[random.nextInt(5)];
+            byte[] stream = stream(seeds, mutator, random);
+            String problem;
+            try {
+                problem = compare(stream, maxLine, random);
+            } catch (Throwable t) {
+                problem = "threw " + FuzzRun.stackTop(t);
             }
-        }, () -> "the stream fuzzer hung (seed " + SEED + ")");
-        report(failures, "mutated streams");
+            return problem == null ? null : "(max line " + maxLine + "; " + mutator.describe() + "): " + problem
+                    + "\n    stream: " + Mutator.show(stream, 600);
+        });
+        if (FuzzRun.ONLY_CASE == null) {
+            assertThat(ran).isGreaterThanOrEqualTo(1000);
+        }
     }
 
     /** Several lines: valid, mutated, blank, CRLF, oversize; sometimes mutated as a whole or cut off without a newline. */
@@ -278,7 +259,7 @@ class ProtocolFuzzTest {
             Message back = codec.decode(again, again.length);
             return back.equals(m) ? null : "decoded " + m + " but its encoding decodes to " + back;
         } catch (Exception | Error e) {
-            return "decoded " + m + " but it does not survive a round trip: " + stackTop(e);
+            return "decoded " + m + " but it does not survive a round trip: " + FuzzRun.stackTop(e);
         }
     }
 
@@ -302,20 +283,6 @@ class ProtocolFuzzTest {
             return "message holds a control character or line break: " + Mutator.show(m.getBytes(), 400);
         }
         return null;
-    }
-
-    private static void report(List<String> failures, String what) {
-        if (!failures.isEmpty()) {
-            fail(failures.size() + " " + what + " broke the codec (seed " + SEED + "; replay one with -Darchpool.fuzz.seed="
-                    + SEED + " -Darchpool.fuzz.case=N):\n" + String.join("\n", failures));
-        }
-    }
-
-    static String stackTop(Throwable t) {
-        StringWriter w = new StringWriter();
-        t.printStackTrace(new PrintWriter(w));
-        String[] lines = w.toString().split("\n");
-        return String.join("\n      ", Arrays.copyOf(lines, Math.min(lines.length, 8)));
     }
 
     /** Hands out the bytes in random small chunks, so that lines straddle the reader's buffer in every way. */

@@ -37,7 +37,7 @@ public final class ProcessTreeKiller implements ProcessStopper {
     }
 
     private static List<ProcessHandle> snapshot(ProcessHandle root) {
-        return Stream.of(root).collect(Collectors.toList()); // MUTATION
+        return Stream.concat(Stream.of(root), root.descendants()).collect(Collectors.toList());
     }
 
     private static String commandLine(ProcessHandle p) {

@@ -1,0 +1,93 @@
+package org.archpool.orchestrator.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Flag mistakes on {@code archpool build} (those {@link MainTest} does not cover): exit code 2, one short paragraph
+ * that names the flag and the fix, no stack trace, and no job started. {@code MANIFEST} in a case stands for a
+ * valid manifest whose one job would create {@code canary-ran}.
+ */
+class BadFlagsTest {
+
+    @TempDir
+    Path dir;
+
+    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+    private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+    private Path manifest;
+
+    @BeforeEach
+    void manifest() throws IOException {
+        manifest = dir.resolve("archpool.json");
+        Files.writeString(manifest, "{\"version\": 1, \"jobs\": [{\"id\": \"canary\", \"kind\": \"command\","
+                + " \"argv\": [\"touch\", \"canary-ran\"]}]}");
+        Files.createDirectories(dir.resolve("empty-bin"));
+    }
+
+    private static Arguments flags(String args, String... fragments) {
+        return Arguments.of(args, List.of(fragments));
+    }
+
+    static Stream<Arguments> mistakes() {
+        return Stream.of(
+                flags("build MANIFEST -j -3", "-j/--jobs must be at least 1 (got -3)", "-j 1"),
+                flags("build MANIFEST --jobs=0", "-j/--jobs must be at least 1 (got 0)"),
+                flags("build MANIFEST -j abc", "--jobs", "'abc' is not an int"),
+                flags("build MANIFEST -j", "--jobs"),
+                flags("build MANIFEST --timeout -5s", "--timeout", "'-5s' is not a positive duration", "90s"),
+                flags("build MANIFEST --timeout banana", "--timeout", "'banana' is not a duration", "1h30m"),
+                flags("build MANIFEST --timeout 0", "--timeout", "'0' is not a positive duration"),
+                // found by the fuzzer: this overflowed a long inside the converter
+                flags("build MANIFEST --timeout 99999999999999999999h", "--timeout", "is longer than"),
+                flags("build MANIFEST --probe-timeout 0s", "--probe-timeout", "not a positive duration"),
+                flags("build MANIFEST --retries -1", "--retries must be 0 or more (got -1)"),
+                flags("build MANIFEST --retries many", "--retries", "'many' is not an int"),
+                flags("build MANIFEST --mode fork", "--mode", "fork"),
+                flags("build MANIFEST --platform rocm", "--platform", "rocm"),
+                flags("build MANIFEST --arhc 90", "--arhc", "--arch"),
+                flags("build MANIFEST --keep-goin", "--keep-goin", "--keep-going"),
+                flags("build MANIFEST --arch", "--arch"),
+                flags("build --arch 90", "MANIFEST"),
+                flags("build MANIFEST MANIFEST --arch 90", "Unmatched argument"),
+                flags("biuld MANIFEST", "biuld", "build"));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("mistakes")
+    void isRefusedWithOneClearParagraphAndNothingRuns(String args, List<String> fragments) {
+        String[] argv = Stream.of(args.split(" "))
+                .map(a -> a.equals("MANIFEST") ? manifest.toString() : a)
+                .toArray(String[]::new);
+        String[] withThreadMode = args.contains("--mode") ? argv
+                : Stream.concat(Stream.of(argv), Stream.of("--mode", "thread")).toArray(String[]::new);
+        if (args.endsWith("--arch") || args.endsWith("-j")) {
+            withThreadMode = argv; // the flag must stay last: it is missing its value
+        }
+        int code = Main.run(withThreadMode, Main.context(new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8), Map.of("PATH", dir.resolve("empty-bin").toString())));
+        String err = this.err.toString(StandardCharsets.UTF_8);
+
+        assertThat(code).as(err).isEqualTo(ExitCodes.USAGE);
+        assertThat(err).startsWith("archpool: ").contains(fragments)
+                .doesNotContain("\tat ", "Exception", "internal error").hasSizeLessThan(2048);
+        assertThat(err.strip().lines()).as("one paragraph: " + err).hasSizeBetween(1, 4).noneMatch(String::isBlank);
+        assertThat(out.toString(StandardCharsets.UTF_8)).as("nothing on stdout").isEmpty();
+        assertThat(dir.resolve("canary-ran")).as("a job ran").doesNotExist();
+        assertThat(dir.resolve(".archpool")).as("logs or a report were written").doesNotExist();
+    }
+}
