@@ -272,6 +272,9 @@ public final class ManifestReader {
                         throw ctx.error(where + ": \"argv\" is missing or empty; give the program and its"
                                 + " arguments as a JSON array of strings (no shell)");
                     }
+                    if (argv.get(0).isBlank()) {
+                        throw ctx.error(where + ": \"argv\"[0] is blank; it must name the program to run");
+                    }
                     String cwd = ctx.string(node, "cwd", where, false);
                     Path cwdPath = cwd == null ? ctx.file.getParent() : ctx.resolve(cwd);
                     if (!Files.isDirectory(cwdPath)) {

@@ -41,6 +41,24 @@ public final class Mutator {
         "CMAKE_HIP_ARCHITECTURES", "PATH", "CUDA_VISIBLE_DEVICES", "{archs}", "{offload-arch-flags}", "\\", "\"",
         "x".repeat(128), "x".repeat(129), "y".repeat(5000)};
 
+    /**
+     * Entries that break a rule of the manifest or of a message on their own (a reserved define, a bad id, a bad
+     * duration, a wrong kind): byte-level mutation rarely builds them, so they are put into objects whole.
+     */
+    static final String[][] ENTRIES = {
+        {"CMAKE_CUDA_ARCHITECTURES", "\"75\""}, {"CMAKE_HIP_ARCHITECTURES", "\"gfx90a\""}, {"A=B", "\"1\""},
+        {"", "\"x\""}, {"PATH", "\"/bin\""}, {"CUDA_VISIBLE_DEVICES", "\"0\""}, {"id", "\"..\""}, {"id", "\".\""},
+        {"id", "\"a b\""}, {"id", "\"" + "i".repeat(129) + "\""}, {"id", "\"vector_add\""}, {"id", "\"a\""},
+        {"kind", "\"make\""}, {"kind", "\"command\""}, {"kind", "\"cmake\""}, {"timeout", "\"0s\""},
+        {"timeout", "-5"}, {"timeout", "\"99999999999999999999h1h\""}, {"timeout", "\"1e3\""}, {"timeout", "0.0001"},
+        {"sourceDir", "\".\""}, {"sourceDir", "\"empty\""}, {"sourceDir", "\"/\""}, {"cwd", "\"proj/CMakeLists.txt\""},
+        {"argv", "[]"}, {"argv", "[\"\"]"}, {"argv", "[\" \"]"}, {"argv", "[\"a\\u0000b\"]"}, {"argv", "[null]"},
+        {"version", "2"}, {"version", "1.0"}, {"version", "\"1\""}, {"buildRoot", "\"..\""},
+        {"type", "\"hello\""}, {"type", "\"build\""}, {"type", "\"result\""}, {"type", "\"shutdown\""},
+        {"platform", "\"rocm\""}, {"archs", "[\"native\"]"}, {"archs", "[]"}, {"archs", "[\"\"]"},
+        {"outcome", "\"crashed\""}, {"phase", "\"link\""}, {"buildParallelism", "0"}, {"timeoutMs", "-1"},
+        {"protocolVersion", "2"}, {"pid", "-1"}, {"exitCode", "2147483648"}, {"requestId", "null"}};
+
     static final String[] NUMBERS = {
         "0", "-0", "1", "-1", "2", "1.0", "1.5", "-1.5", "1e3", "1E-3", "1e999999", "-1e999999", "1e-999999",
         "2147483647", "2147483648", "-2147483649", "9223372036854775807", "9223372036854775808",
@@ -100,7 +118,7 @@ public final class Mutator {
     }
 
     private byte[] mutateOnce(byte[] in) {
-        int kind = random.nextInt(19);
+        int kind = random.nextInt(22);
         return switch (kind) {
             case 0 -> flipBit(in);
             case 1 -> setByte(in);
@@ -120,6 +138,7 @@ public final class Mutator {
             case 15 -> replaceNumber(in);
             case 16 -> duplicateKeyAfterBrace(in);
             case 17, 18 -> treeEdit(in);
+            case 19, 20, 21 -> putEntry(in);
             default -> throw new IllegalStateException();
         };
     }
@@ -316,6 +335,46 @@ public final class Mutator {
         }
         applied.add("tree: " + what);
         try {
+            return guard(MAPPER.writeValueAsBytes(root), in);
+        } catch (Exception e) {
+            return in;
+        }
+    }
+
+    /** Puts one of {@link #ENTRIES} into a random object, half the time into a map ({@code defines}, {@code env}). */
+    private byte[] putEntry(byte[] in) {
+        JsonNode root;
+        try {
+            root = MAPPER.readTree(in);
+        } catch (Exception | StackOverflowError e) {
+            return flipBit(in);
+        }
+        if (root == null || !root.isContainerNode()) {
+            return flipBit(in);
+        }
+        List<JsonNode> containers = new ArrayList<>();
+        collect(root, containers, 0);
+        List<ObjectNode> objects = new ArrayList<>();
+        List<ObjectNode> maps = new ArrayList<>();
+        for (JsonNode c : containers) {
+            if (c instanceof ObjectNode o) {
+                objects.add(o);
+                for (String map : new String[] {"defines", "env"}) {
+                    if (o.get(map) instanceof ObjectNode m) {
+                        maps.add(m);
+                    }
+                }
+            }
+        }
+        if (objects.isEmpty()) {
+            return flipBit(in);
+        }
+        List<ObjectNode> pool = !maps.isEmpty() && random.nextBoolean() ? maps : objects;
+        ObjectNode target = pool.get(random.nextInt(pool.size()));
+        String[] entry = ENTRIES[random.nextInt(ENTRIES.length)];
+        try {
+            target.set(entry[0], MAPPER.readTree(entry[1]));
+            applied.add("put " + abbreviate(entry[0] + ": " + entry[1]));
             return guard(MAPPER.writeValueAsBytes(root), in);
         } catch (Exception e) {
             return in;

@@ -23,16 +23,16 @@ public final class ProcessTreeKiller implements ProcessStopper {
     }
 
     /**
-     * Like {@link #kill}, and says what was killed: one {@code pid N: COMMAND LINE} per process still alive
-     * at the snapshot, root first, each line at most {@code maxChars}. Read before killing: a dead process's
-     * command line is gone.
+     * Like {@link #kill}, and says what was killed: one {@code pid N: COMMAND LINE} per process of the tree,
+     * root first, each line at most {@code maxChars}. The command lines are read before killing (a dead
+     * process's is gone); the kill then takes a fresh snapshot, so a child started while they were being
+     * read is killed too.
      */
     public static List<String> killDescribing(ProcessHandle root, int maxChars) {
-        List<ProcessHandle> tree = snapshot(root);
-        List<String> described = tree.stream().filter(ProcessHandle::isAlive)
+        List<String> described = snapshot(root).stream().filter(ProcessHandle::isAlive)
                 .map(p -> abbreviate("pid " + p.pid() + ": " + commandLine(p), maxChars))
                 .collect(Collectors.toList());
-        tree.forEach(ProcessHandle::destroyForcibly);
+        kill(root);
         return described;
     }
 

@@ -17,7 +17,8 @@ import org.zeroturnaround.exec.StartedProcess;
 
 /**
  * Runs one {@link Step}: no shell, stdin closed, stdout and stderr into the job's log (never the worker's
- * stdout), the job's deadline and cancellation applied to the whole process tree.
+ * stdout), in a process group of its own, the job's deadline and cancellation applied to the whole group and
+ * process tree.
  */
 public final class StepRunner {
 
@@ -31,9 +32,16 @@ public final class StepRunner {
     static final int DESCRIBED_COMMAND_CHARS = 400;
 
     private final Clock clock;
+    private final ProcessGroups groups;
 
-    public StepRunner(Clock clock) {
+    public StepRunner(Clock clock, ProcessGroups groups) {
         this.clock = clock;
+        this.groups = groups;
+    }
+
+    /** A runner that puts each step in a process group of its own where the system allows. */
+    public StepRunner(Clock clock) {
+        this(clock, ProcessGroups.system());
     }
 
     private static String rootMessage(Throwable e) {
@@ -54,17 +62,24 @@ public final class StepRunner {
         if (token.isCancelled()) {
             return new StepResult(StepResult.Ending.CANCELLED, null, 0, "cancelled before it started");
         }
+        String program = step.argv().get(0);
+        String path = step.env().getOrDefault("PATH", System.getenv("PATH"));
+        if (ProcessGroups.locate(program, path).isEmpty()) {
+            return new StepResult(StepResult.Ending.NOT_STARTED, null, clock.millis() - start,
+                    "could not start " + program + ": " + (program.contains("/") ? "no executable file there"
+                            : "not found on the worker's PATH") + " (is it installed?)");
+        }
         StartedProcess started;
         try {
             started = new ProcessExecutor()
-                    .command(step.argv())
+                    .command(groups.inOwnGroup(step.argv()))
                     .directory(step.cwd().toFile())
                     .environment(step.env())
                     .redirectInput(InputStream.nullInputStream())
                     .redirectOutput(log)
                     .redirectErrorStream(true)
                     .exitValueAny()
-                    .stopper(new ProcessTreeKiller())
+                    .stopper(process -> groups.kill(process.toHandle()))
                     .closeTimeout(OUTPUT_DRAIN_SECONDS, TimeUnit.SECONDS)
                     .start();
         } catch (IOException e) {
@@ -76,7 +91,7 @@ public final class StepRunner {
         AtomicBoolean killedByCancel = new AtomicBoolean();
         Runnable unregister = token.onCancel(() -> {
             killedByCancel.set(true);
-            ProcessTreeKiller.kill(process.toHandle());
+            groups.kill(process.toHandle());
         });
         try {
             Future<ProcessResult> future = started.getFuture();
@@ -87,6 +102,7 @@ public final class StepRunner {
                 result = left == null ? future.get() : future.get(left.toMillis(), TimeUnit.MILLISECONDS);
             } catch (TimeoutException e) {
                 killedAtTimeLimit = ProcessTreeKiller.killDescribing(process.toHandle(), DESCRIBED_COMMAND_CHARS);
+                groups.kill(process.toHandle());
                 result = future.get();
             }
             long ms = clock.millis() - start;
@@ -100,11 +116,11 @@ public final class StepRunner {
             return new StepResult(StepResult.Ending.EXITED, result.getExitValue(), ms, null);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            ProcessTreeKiller.kill(process.toHandle());
+            groups.kill(process.toHandle());
             return new StepResult(StepResult.Ending.CANCELLED, null, clock.millis() - start,
                     "interrupted; process tree killed");
         } catch (ExecutionException e) {
-            ProcessTreeKiller.kill(process.toHandle());
+            groups.kill(process.toHandle());
             return new StepResult(StepResult.Ending.NOT_STARTED, null, clock.millis() - start,
                     "lost track of " + step.argv().get(0) + ": " + e.getCause());
         } finally {

@@ -68,6 +68,18 @@ class StepRunnerTest {
     }
 
     @Test
+    void anOrphanedGrandchildIsKilledWithItsProcessGroup(@TempDir Path dir) throws Exception {
+        Path pids = dir.resolve("pids");
+        // The subshell exits at once: its sleep is handed to init and is no descendant of the step any more.
+        StepResult r = assertTimeoutPreemptively(Duration.ofSeconds(20), () -> runner.run(
+                sh(dir, "(sleep 300 & echo $! > " + pids + "); sleep 300"),
+                new ByteArrayOutputStream(), Deadline.after(clock, 700), new CancellationToken()));
+        assertThat(r.ending()).isEqualTo(StepResult.Ending.TIMED_OUT);
+        long orphan = Long.parseLong(Files.readString(pids).strip());
+        await().atMost(Duration.ofSeconds(5)).until(() -> ProcessHandle.of(orphan).map(p -> !p.isAlive()).orElse(true));
+    }
+
+    @Test
     void cancellingKillsTheTreeAndSaysCancelled(@TempDir Path dir) throws Exception {
         CancellationToken token = new CancellationToken();
         Path pids = dir.resolve("pids");
