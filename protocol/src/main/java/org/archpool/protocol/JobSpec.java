@@ -34,14 +34,15 @@ public sealed interface JobSpec permits CmakeJob, CommandJob {
     /** The wire name of the kind: {@code cmake} or {@code command}. */
     String kind();
 
-    /** Checks an id against {@link #ID_PATTERN}. */
+    /** Checks an id against {@link #ID_PATTERN}; {@code .} and {@code ..} are refused (they name folders). */
     static boolean isValidId(String id) {
-        return id != null && ID_PATTERN.matcher(id).matches();
+        return id != null && ID_PATTERN.matcher(id).matches() && !id.equals(".") && !id.equals("..");
     }
 
     static void requireValidId(String id) {
         if (!isValidId(id)) {
-            throw new IllegalArgumentException("job id '" + id + "' is not valid: use 1 to 128 of A-Z a-z 0-9 . _ -");
+            throw new IllegalArgumentException("job id '" + id + "' is not valid: use 1 to 128 of A-Z a-z 0-9 . _ -"
+                    + " (not . or ..)");
         }
     }
 }

@@ -44,6 +44,11 @@ public final class ArchResolver {
     }
 
     public Resolution resolve(Request request) throws ArchSyntaxException, ArchResolutionException {
+        if (request.fallbackArch() != null) {
+            // a mistake in the fallback is reported now, not only on the day it is needed
+            Platform platform = platformOf(request.platform(), request.fallbackArch(), "--fallback-arch");
+            ArchList.parse(platform, request.fallbackArch());
+        }
         if (request.arch() != null) {
             if (ArchList.isNative(request.arch())) {
                 return detect(request, "--arch native");

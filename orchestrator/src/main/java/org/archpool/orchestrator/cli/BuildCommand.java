@@ -1,5 +1,6 @@
 package org.archpool.orchestrator.cli;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import java.util.function.Function;
@@ -52,6 +53,14 @@ public final class BuildCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         CliContext context = parent.context();
+        if (report != null && Files.isDirectory(report)) {
+            throw new UsageException("--report " + report + " is a folder; give the path of the JSON file to write,"
+                    + " e.g. --report " + report.resolve("report.json"));
+        }
+        if (logDir != null && Files.exists(logDir) && !Files.isDirectory(logDir)) {
+            throw new UsageException("--log-dir " + logDir + " is a file, not a folder; give a folder for the job"
+                    + " and worker logs (it is created if missing)");
+        }
         int cpus = Runtime.getRuntime().availableProcessors();
         int jobs = poolOptions.jobs(cpus);
         int parallelism = Math.max(1, cpus / jobs);

@@ -98,6 +98,23 @@ class MainTest {
     }
 
     @Test
+    void outputPathsOfTheWrongKindAreRefusedBeforeAnythingRuns() throws Exception {
+        assertThat(run("build", manifest.toString(), "--arch", "90", "--report", dir.toString())).isEqualTo(2);
+        assertThat(err()).contains("--report").contains("is a folder");
+        err.reset();
+        assertThat(run("build", manifest.toString(), "--arch", "90", "--log-dir", manifest.toString())).isEqualTo(2);
+        assertThat(err()).contains("--log-dir").contains("is a file");
+        assertNoStackTrace();
+    }
+
+    @Test
+    void aBadFallbackIsReportedEvenWhenNotNeeded() {
+        assertThat(run("build", manifest.toString(), "--arch", "90", "--fallback-arch", "bogus")).isEqualTo(2);
+        assertThat(err()).contains("bogus");
+        assertNoStackTrace();
+    }
+
+    @Test
     void noCommandIsBadUsage() {
         assertThat(run()).isEqualTo(2);
         assertThat(err()).contains("archpool build MANIFEST");

@@ -223,13 +223,13 @@ public final class ManifestReader {
             throw ctx.error(where + " must be an object with \"id\" and \"kind\"");
         }
         String id = ctx.string(node, "id", where, true);
-        if (!JobSpec.isValidId(id)) {
-            throw ctx.error(where + " has the id " + quote(id)
-                    + ", which is not allowed: use 1 to 128 characters of A-Z a-z 0-9 . _ -");
-        }
         if (id.equals(".") || id.equals("..")) {
             throw ctx.error(where + " has the id '" + id + "', which is not allowed: an id names the job's build"
                     + " folder and log, so it must not be '.' or '..'");
+        }
+        if (!JobSpec.isValidId(id)) {
+            throw ctx.error(where + " has the id " + quote(id)
+                    + ", which is not allowed: use 1 to 128 characters of A-Z a-z 0-9 . _ -");
         }
         where = "job '" + id + "'";
         String kind = ctx.string(node, "kind", where, true);
