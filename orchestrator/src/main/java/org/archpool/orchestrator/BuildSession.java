@@ -25,6 +25,7 @@ import org.archpool.orchestrator.report.ReportWriter;
 import org.archpool.orchestrator.schedule.JobOutcome;
 import org.archpool.orchestrator.schedule.Scheduler;
 import org.archpool.orchestrator.schedule.SchedulerConfig;
+import org.archpool.orchestrator.verify.VerifyPolicy;
 import org.archpool.protocol.JobSpec;
 import org.archpool.protocol.Outcome;
 import org.archpool.protocol.manifest.Manifest;
@@ -40,7 +41,7 @@ public final class BuildSession {
     /** What the user asked for. */
     public record Settings(Path manifest, int jobs, ArchResolver.Request arch, Path report, Path logDir,
                            boolean keepGoing, Duration timeout, int retries, int buildParallelism,
-                           int maxJobsPerWorker) {
+                           int maxJobsPerWorker, VerifyPolicy verify) {
     }
 
     private final Settings settings;
@@ -92,7 +93,7 @@ public final class BuildSession {
         int workers = Math.min(settings.jobs(), manifest.jobs().size());
         SchedulerConfig config = new SchedulerConfig(resolution.target(), logDir,
                 settings.timeout() == null ? 0 : settings.timeout().toMillis(), settings.buildParallelism(),
-                settings.retries(), settings.keepGoing());
+                settings.retries(), settings.keepGoing(), settings.verify());
         ConsoleReporter console = new ConsoleReporter(out, manifest.jobs().size());
         WorkerLauncher launcher = launchers.apply(logDir.resolve("workers"));
         List<JobOutcome> outcomes = new ArrayList<>();

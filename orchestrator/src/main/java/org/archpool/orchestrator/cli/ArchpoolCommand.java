@@ -8,7 +8,7 @@ import picocli.CommandLine.Command;
         mixinStandardHelpOptions = true,
         versionProvider = ArchpoolCommand.VersionProvider.class,
         description = "Compiles many GPU kernels in parallel, for the right GPU, in a pool of GPU-blind workers.",
-        subcommands = {BuildCommand.class, ArchCommand.class},
+        subcommands = {BuildCommand.class, ArchCommand.class, InspectCommand.class},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {
             "0:every job succeeded",
@@ -31,7 +31,7 @@ public final class ArchpoolCommand implements java.util.concurrent.Callable<Inte
 
     @Override
     public Integer call() {
-        context.err().println("archpool: name a command: 'archpool build MANIFEST' or 'archpool arch'."
+        context.err().println("archpool: name a command: 'archpool build MANIFEST', 'archpool arch' or 'archpool inspect FILE'."
                 + " Run 'archpool --help' for more.");
         return ExitCodes.USAGE;
     }

@@ -7,6 +7,7 @@ import java.util.function.Function;
 import org.archpool.orchestrator.BuildSession;
 import org.archpool.orchestrator.arch.ProcessToolRunner;
 import org.archpool.orchestrator.arch.ToolchainCheck;
+import org.archpool.orchestrator.verify.VerifyPolicy;
 import org.archpool.orchestrator.pool.LocalWorkerLauncher;
 import org.archpool.orchestrator.pool.PoolMode;
 import org.archpool.orchestrator.pool.ThreadWorkerLauncher;
@@ -45,6 +46,11 @@ public final class BuildCommand implements Callable<Integer> {
             description = "Folder for job and worker logs (default: .archpool/logs beside the manifest).")
     Path logDir;
 
+    @Option(names = "--verify", paramLabel = "strict|exact|warn|off", defaultValue = "strict",
+            description = "Check the GPU code in what each job built: strict (default) fails a job whose artifacts"
+                    + " lack a requested architecture, exact also fails on extra ones, warn only warns, off skips.")
+    VerifyPolicy verify;
+
     @Option(names = "--no-toolchain-check",
             description = "Do not ask the compiler (nvcc, hipcc or clang++; $CUDACXX/$HIPCXX) whether it supports the"
                     + " resolved architectures before the build.")
@@ -66,7 +72,7 @@ public final class BuildCommand implements Callable<Integer> {
         int parallelism = Math.max(1, cpus / jobs);
         BuildSession.Settings settings = new BuildSession.Settings(manifest, jobs, archOptions.request(), report,
                 logDir, poolOptions.keepGoing, poolOptions.timeout, poolOptions.retries(), parallelism,
-                poolOptions.maxJobsPerWorker());
+                poolOptions.maxJobsPerWorker(), verify);
         java.time.Duration silence = poolOptions.heartbeatTimeout();
         Function<Path, WorkerLauncher> launchers = poolOptions.mode == PoolMode.THREAD
                 ? workerLogs -> new ThreadWorkerLauncher(JobRunner.standard())

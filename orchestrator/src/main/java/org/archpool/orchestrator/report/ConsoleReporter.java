@@ -37,6 +37,7 @@ public final class ConsoleReporter implements SchedulerListener {
         }
         synchronized (out) {
             out.println(line);
+            o.warnings().forEach(w -> out.println("    warning: " + w));
             if (o.outcome() != Outcome.SUCCEEDED && o.logTail() != null && !o.logTail().isBlank()) {
                 o.logTail().lines().skip(Math.max(0, o.logTail().lines().count() - 15))
                         .forEach(l -> out.println("    | " + l));

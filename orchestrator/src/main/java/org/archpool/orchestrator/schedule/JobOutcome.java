@@ -14,6 +14,7 @@ import org.archpool.protocol.PhaseTiming;
  * @param queueWaitMs     from submission to the first dispatch
  * @param totalMs         from the first dispatch to the outcome
  * @param attemptFailures why earlier attempts crashed, in order
+ * @param warnings        what the user should know about a job that passed (e.g. extra architectures)
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record JobOutcome(
@@ -34,11 +35,13 @@ public record JobOutcome(
         String logTail,
         String message,
         List<Artifact> artifacts,
-        List<String> attemptFailures) {
+        List<String> attemptFailures,
+        List<String> warnings) {
 
     public JobOutcome {
         phases = phases == null ? List.of() : List.copyOf(phases);
         artifacts = artifacts == null ? List.of() : List.copyOf(artifacts);
         attemptFailures = attemptFailures == null ? List.of() : List.copyOf(attemptFailures);
+        warnings = warnings == null ? List.of() : List.copyOf(warnings);
     }
 }

@@ -15,6 +15,8 @@ import java.util.concurrent.TimeoutException;
 import org.archpool.orchestrator.pool.Worker;
 import org.archpool.orchestrator.pool.WorkerFailedException;
 import org.archpool.orchestrator.pool.WorkerPool;
+import org.archpool.orchestrator.verify.ArtifactVerifier;
+import org.archpool.orchestrator.verify.Verdict;
 import org.archpool.protocol.BuildRequest;
 import org.archpool.protocol.BuildResult;
 import org.archpool.protocol.JobSpec;
@@ -41,6 +43,7 @@ public final class Scheduler implements AutoCloseable {
     private final SchedulerConfig config;
     private final Clock clock;
     private final SchedulerListener listener;
+    private final ArtifactVerifier verifier;
     private final BlockingQueue<Queued> queue = new LinkedBlockingQueue<>();
     private final List<Thread> slots = new ArrayList<>();
     private final Map<Integer, Running> running = new ConcurrentHashMap<>();
@@ -55,6 +58,7 @@ public final class Scheduler implements AutoCloseable {
         this.config = config;
         this.clock = clock;
         this.listener = listener;
+        this.verifier = new ArtifactVerifier(config.verify());
         for (int i = 0; i < pool.size(); i++) {
             int slot = i;
             Thread t = new Thread(() -> slotLoop(slot), "archpool-slot-" + (slot + 1));
@@ -164,7 +168,7 @@ public final class Scheduler implements AutoCloseable {
                 if (interrupted) {
                     return new JobOutcome(job.id(), job.kind(), Outcome.CANCELLED, null, null, worker.id(), attempt,
                             queueWait, 0, 0, 0, clock.millis() - dispatchedAt, null, request.logPath(), null,
-                            "cancelled: " + stopReason + "; its worker was stopped", null, failures);
+                            "cancelled: " + stopReason + "; its worker was stopped", null, failures, null);
                 }
             } catch (TimeoutException e) {
                 String reason = "worker " + worker.id() + " gave no answer " + WORKER_ANSWER_GRACE_MS
@@ -176,7 +180,7 @@ public final class Scheduler implements AutoCloseable {
                 worker.cancel(request.requestId());
                 return new JobOutcome(job.id(), job.kind(), Outcome.CANCELLED, null, null, worker.id(), attempt,
                         queueWait, 0, 0, 0, clock.millis() - dispatchedAt, null, request.logPath(), null,
-                        "cancelled: the coordinator was interrupted", null, failures);
+                        "cancelled: the coordinator was interrupted", null, failures, null);
             }
         }
         return new JobOutcome(job.id(), job.kind(), Outcome.CRASHED, null, null, lastWorker, attempts, queueWait,
@@ -184,22 +188,32 @@ public final class Scheduler implements AutoCloseable {
                 attempts > 0 ? logPath(job, attempts).toString() : null, null,
                 "the infrastructure failed " + failures.size() + " time(s); last: "
                         + (failures.isEmpty() ? "unknown" : failures.get(failures.size() - 1)),
-                null, failures);
+                null, failures, null);
     }
 
     private JobOutcome fromResult(JobSpec job, BuildResult r, String worker, int attempt, long queueWait,
                                   long dispatchedAt, List<String> failures) {
         String message = r.outcome() == Outcome.CANCELLED && interrupted ? "cancelled: " + stopReason : r.message();
-        return new JobOutcome(job.id(), job.kind(), r.outcome(), r.exitCode(), r.signal(), worker, attempt,
+        Outcome outcome = r.outcome();
+        List<String> warnings = List.of();
+        if (outcome == Outcome.SUCCEEDED) {
+            Verdict verdict = verifier.check(job, config.target(), r.artifacts());
+            warnings = verdict.warnings();
+            if (!verdict.passed()) {
+                outcome = Outcome.FAILED;
+                message = verdict.failure();
+            }
+        }
+        return new JobOutcome(job.id(), job.kind(), outcome, r.exitCode(), r.signal(), worker, attempt,
                 queueWait, r.millisIn(Phase.CONFIGURE), r.millisIn(Phase.BUILD), r.millisIn(Phase.COMMAND),
                 clock.millis() - dispatchedAt, r.phases(), r.logPath(), r.logTail(), message, r.artifacts(),
-                failures);
+                failures, warnings);
     }
 
     private JobOutcome notStarted(Queued q, String reason) {
         return new JobOutcome(q.job().id(), q.job().kind(), Outcome.CANCELLED, null, null, null, 0,
                 clock.millis() - q.submittedAtMs(), 0, 0, 0, 0, null, null, null, "not started: " + reason,
-                null, null);
+                null, null, null);
     }
 
     private Path logPath(JobSpec job, int attempt) {

@@ -2,6 +2,7 @@ package org.archpool.orchestrator.schedule;
 
 import java.nio.file.Path;
 import java.util.Objects;
+import org.archpool.orchestrator.verify.VerifyPolicy;
 import org.archpool.protocol.Target;
 
 /**
@@ -13,12 +14,21 @@ import org.archpool.protocol.Target;
  * @param buildParallelism  {@code K} of {@code cmake --build --parallel K}
  * @param retries           how many times a job whose worker failed is retried on a fresh worker
  * @param keepGoing         keep starting jobs after one did not succeed
+ * @param verify            what a mismatch between requested and built architectures does
  */
 public record SchedulerConfig(Target target, Path logDir, long defaultTimeoutMs, int buildParallelism,
-                              int retries, boolean keepGoing) {
+                              int retries, boolean keepGoing, VerifyPolicy verify) {
+
+    /** With the default {@link VerifyPolicy#STRICT} verification. */
+    public SchedulerConfig(Target target, Path logDir, long defaultTimeoutMs, int buildParallelism, int retries,
+                           boolean keepGoing) {
+        this(target, logDir, defaultTimeoutMs, buildParallelism, retries, keepGoing, VerifyPolicy.STRICT);
+    }
+
     public SchedulerConfig {
         Objects.requireNonNull(target, "target");
         Objects.requireNonNull(logDir, "logDir");
+        Objects.requireNonNull(verify, "verify");
         if (buildParallelism < 1 || retries < 0 || defaultTimeoutMs < 0) {
             throw new IllegalArgumentException("buildParallelism >= 1, retries >= 0 and defaultTimeoutMs >= 0");
         }
