@@ -10,6 +10,7 @@ import java.util.concurrent.TimeoutException;
 import org.archpool.protocol.BuildRequest;
 import org.archpool.protocol.BuildResult;
 import org.archpool.protocol.Cancel;
+import org.archpool.protocol.CmakeJob;
 import org.archpool.protocol.Hello;
 import org.archpool.protocol.Message;
 import org.archpool.protocol.Outcome;
@@ -166,6 +167,8 @@ public final class WorkerLoop {
             CancellationToken token = new CancellationToken();
             CompletableFuture<Void> done = new CompletableFuture<>();
             RunningJob job = new RunningJob(request.requestId(), token, done);
+            // heartbeats flow from now on, also while the first step is still being prepared
+            job.phase = request.job() instanceof CmakeJob ? Phase.CONFIGURE : Phase.COMMAND;
             running = job;
             jobExecutor.execute(() -> execute(request, job));
         }

@@ -54,7 +54,7 @@ class FaultyWorkerTest {
         "wrong-id-worker     | a result for request someone-else#1, which is not the one in flight",
         "oversize-worker     | line longer than 4194304 bytes",
         "unknown-type-worker | unknown or missing message type",
-        "slow-hello-worker   | did not say hello within 2 s",
+        "slow-hello-worker   | did not say hello within 5 s",
         "old-protocol-worker | speaks protocol version 99",
         "dies-mid-job-worker | closed its output; it exited with status 3",
         "silent-worker       | hung: no heartbeat"})
@@ -67,7 +67,7 @@ class FaultyWorkerTest {
         Map<String, String> env = Map.of("PATH", System.getenv("PATH"), "FAULT_MARK", dir.resolve("mark").toString(),
                 "REAL_JAVA", Path.of(System.getProperty("java.home"), "bin", "java").toString());
         WorkerSpec spec = new WorkerSpec(program, WorkerSpec.DEFAULT_JVM_OPTIONS, System.getProperty("java.class.path"),
-                env, dir.resolve("workers"), Duration.ofSeconds(2), Duration.ofMillis(250), Duration.ofSeconds(1));
+                env, dir.resolve("workers"), Duration.ofSeconds(5), Duration.ofMillis(250), Duration.ofSeconds(2));
         SchedulerConfig config = new SchedulerConfig(new Target(Platform.CUDA, List.of("90")), dir.resolve("logs"), 0, 1,
                 1, true);
         Clock clock = Clock.systemUTC();
