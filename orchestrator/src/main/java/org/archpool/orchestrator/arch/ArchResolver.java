@@ -21,9 +21,6 @@ public final class ArchResolver {
 
     /** What the user asked for. */
     public record Request(PlatformChoice platform, String arch, String fallbackArch) {
-        public static Request of(PlatformChoice platform, String arch) {
-            return new Request(platform, arch, null);
-        }
     }
 
     private final Map<String, String> environment;
