@@ -2,7 +2,19 @@
 # Installs what building and testing archpool needs on Debian/Ubuntu, only what is missing:
 # Java 17+, Maven, CMake, Ninja, clang. Checks that nvcc (the CUDA toolkit) is there; it is not a Debian package
 # of the right version, so it must come with the machine (e.g. /usr/local/cuda).
+#
+# --hip also installs the AMD toolchains the tests build real HIP binaries with: Debian's ROCm (hipcc,
+# libamdhip64, device libraries, rocminfo) and LLVM 19 (clang++-19 for gfx942/gfx1100, clang-offload-bundler-19
+# and llvm-readelf-19, which the tests cross-check archpool's readers against).
 set -euo pipefail
+
+hip=false
+for arg in "$@"; do
+  case "$arg" in
+    --hip) hip=true ;;
+    *) echo "setup: unknown option '$arg' (the only option is --hip)" >&2; exit 2 ;;
+  esac
+done
 
 need=()
 command -v java >/dev/null 2>&1 || need+=(openjdk-17-jdk-headless)
@@ -11,6 +23,13 @@ command -v cmake >/dev/null 2>&1 || need+=(cmake)
 command -v ninja >/dev/null 2>&1 || need+=(ninja-build)
 # clang++: the HIP toolchain check dry-runs it per target
 command -v clang++ >/dev/null 2>&1 || need+=(clang)
+if $hip; then
+  command -v hipcc >/dev/null 2>&1 || need+=(hipcc libamdhip64-dev rocm-device-libs)
+  command -v rocminfo >/dev/null 2>&1 || need+=(rocminfo)
+  command -v clang++-19 >/dev/null 2>&1 || need+=(clang-19 lld-19 libclang-rt-19-dev)
+  command -v llvm-readelf-19 >/dev/null 2>&1 || need+=(llvm-19)
+  command -v clang-offload-bundler-19 >/dev/null 2>&1 || need+=(clang-tools-19)
+fi
 
 if [ ${#need[@]} -gt 0 ]; then
   sudo=""

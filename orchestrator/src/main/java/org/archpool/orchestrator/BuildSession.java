@@ -25,7 +25,7 @@ import org.archpool.orchestrator.report.ReportWriter;
 import org.archpool.orchestrator.schedule.JobOutcome;
 import org.archpool.orchestrator.schedule.Scheduler;
 import org.archpool.orchestrator.schedule.SchedulerConfig;
-import org.archpool.orchestrator.verify.VerifyPolicy;
+import org.archpool.orchestrator.verify.Verification;
 import org.archpool.protocol.JobSpec;
 import org.archpool.protocol.Outcome;
 import org.archpool.protocol.manifest.Manifest;
@@ -41,7 +41,7 @@ public final class BuildSession {
     /** What the user asked for. */
     public record Settings(Path manifest, int jobs, ArchResolver.Request arch, Path report, Path logDir,
                            boolean keepGoing, Duration timeout, int retries, int buildParallelism,
-                           int maxJobsPerWorker, VerifyPolicy verify) {
+                           int maxJobsPerWorker, Verification verify) {
     }
 
     private final Settings settings;

@@ -7,6 +7,7 @@ import java.util.function.Function;
 import org.archpool.orchestrator.BuildSession;
 import org.archpool.orchestrator.arch.ProcessToolRunner;
 import org.archpool.orchestrator.arch.ToolchainCheck;
+import org.archpool.orchestrator.verify.Verification;
 import org.archpool.orchestrator.verify.VerifyPolicy;
 import org.archpool.orchestrator.pool.LocalWorkerLauncher;
 import org.archpool.orchestrator.pool.PoolMode;
@@ -51,6 +52,11 @@ public final class BuildCommand implements Callable<Integer> {
                     + " lack a requested architecture, exact also fails on extra ones, warn only warns, off skips.")
     VerifyPolicy verify;
 
+    @Option(names = "--forbid-hostcall",
+            description = "Fail jobs whose AMD kernels need a hostcall buffer (device printf or assert), which GPUs on"
+                    + " platforms without PCIe atomics cannot dispatch.")
+    boolean forbidHostcall;
+
     @Option(names = "--no-toolchain-check",
             description = "Do not ask the compiler (nvcc, hipcc or clang++; $CUDACXX/$HIPCXX) whether it supports the"
                     + " resolved architectures before the build.")
@@ -72,7 +78,7 @@ public final class BuildCommand implements Callable<Integer> {
         int parallelism = Math.max(1, cpus / jobs);
         BuildSession.Settings settings = new BuildSession.Settings(manifest, jobs, archOptions.request(), report,
                 logDir, poolOptions.keepGoing, poolOptions.timeout, poolOptions.retries(), parallelism,
-                poolOptions.maxJobsPerWorker(), verify);
+                poolOptions.maxJobsPerWorker(), new Verification(verify, forbidHostcall));
         java.time.Duration silence = poolOptions.heartbeatTimeout();
         Function<Path, WorkerLauncher> launchers = poolOptions.mode == PoolMode.THREAD
                 ? workerLogs -> new ThreadWorkerLauncher(JobRunner.standard())

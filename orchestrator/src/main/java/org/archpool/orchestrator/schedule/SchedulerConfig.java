@@ -2,7 +2,7 @@ package org.archpool.orchestrator.schedule;
 
 import java.nio.file.Path;
 import java.util.Objects;
-import org.archpool.orchestrator.verify.VerifyPolicy;
+import org.archpool.orchestrator.verify.Verification;
 import org.archpool.protocol.Target;
 
 /**
@@ -14,15 +14,15 @@ import org.archpool.protocol.Target;
  * @param buildParallelism  {@code K} of {@code cmake --build --parallel K}
  * @param retries           how many times a job whose worker failed is retried on a fresh worker
  * @param keepGoing         keep starting jobs after one did not succeed
- * @param verify            what a mismatch between requested and built architectures does
+ * @param verify            how the GPU code in each job's artifacts is judged
  */
 public record SchedulerConfig(Target target, Path logDir, long defaultTimeoutMs, int buildParallelism,
-                              int retries, boolean keepGoing, VerifyPolicy verify) {
+                              int retries, boolean keepGoing, Verification verify) {
 
-    /** With the default {@link VerifyPolicy#STRICT} verification. */
+    /** With the default verification: {@code --verify strict}, hostcalls allowed. */
     public SchedulerConfig(Target target, Path logDir, long defaultTimeoutMs, int buildParallelism, int retries,
                            boolean keepGoing) {
-        this(target, logDir, defaultTimeoutMs, buildParallelism, retries, keepGoing, VerifyPolicy.STRICT);
+        this(target, logDir, defaultTimeoutMs, buildParallelism, retries, keepGoing, Verification.DEFAULT);
     }
 
     public SchedulerConfig {

@@ -1,11 +1,7 @@
 package org.archpool.orchestrator.verify;
 
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Set;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.archpool.protocol.Artifact;
 import org.archpool.protocol.CmakeJob;
 import org.archpool.protocol.JobSpec;
@@ -13,81 +9,122 @@ import org.archpool.protocol.Platform;
 import org.archpool.protocol.Target;
 
 /**
- * Compares the GPU code found in a job's artifacts with the target it was built for. For CUDA, a requested
- * {@code 90}, {@code 90-real} or {@code 90a} needs real code ({@code sm_90}, {@code sm_90a}) in every artifact
- * that holds GPU code, and {@code 90-virtual} needs PTX ({@code compute_90}); PTX alone where real code was
- * requested does not count. Real code for an architecture nobody asked for is extra. {@code all} and
- * {@code all-major} are not checked. HIP artifacts are checked once their code objects can be read (until
- * then they carry no architectures and pass).
+ * Compares the GPU code found in a job's artifacts with the target it was built for, under the {@code --verify}
+ * policy, and applies {@code --forbid-hostcall}.
+ *
+ * <p>Every artifact that holds GPU code must hold the requested architectures ({@link CudaExpectation},
+ * {@link HipExpectation}); one that lacks any fails the job under {@code strict} and {@code exact}. Code for
+ * architectures nobody asked for is a warning, and fails the job under {@code exact}. CUDA {@code all} and
+ * {@code all-major} are not checked. Artifacts whose GPU code could not be read, globs that matched nothing, and
+ * outputs with no GPU code at all are warnings: archpool could not prove anything about them.
+ *
+ * <p>With {@code --forbid-hostcall}, an AMD kernel that needs a hostcall buffer (device {@code printf} or
+ * {@code assert}) fails the job whatever the policy: GPUs on platforms without PCIe atomics refuse to dispatch
+ * such kernels.
  */
 public final class ArtifactVerifier {
 
-    private static final Pattern CUDA = Pattern.compile("(\\d+[af]?)(-real|-virtual)?");
-
     private final VerifyPolicy policy;
+    private final boolean forbidHostcall;
+
+    public ArtifactVerifier(Verification verification) {
+        this.policy = verification.policy();
+        this.forbidHostcall = verification.forbidHostcall();
+    }
 
     public ArtifactVerifier(VerifyPolicy policy) {
-        this.policy = policy;
+        this(new Verification(policy, false));
     }
 
     public Verdict check(JobSpec job, Target target, List<Artifact> artifacts) {
-        if (policy == VerifyPolicy.OFF || target.platform() != Platform.CUDA
-                || target.archs().stream().anyMatch(a -> a.startsWith("all"))) {
-            return Verdict.pass();
+        List<String> failures = new ArrayList<>();
+        List<String> warnings = new ArrayList<>();
+        if (forbidHostcall) {
+            hostcalls(artifacts, failures);
         }
-        Set<String> required = new LinkedHashSet<>();
-        Set<String> allowedReal = new LinkedHashSet<>();
-        for (String arch : target.archs()) {
-            Matcher m = CUDA.matcher(arch);
-            if (!m.matches()) {
-                continue;
-            }
-            if ("-virtual".equals(m.group(2))) {
-                required.add("compute_" + m.group(1));
-            } else {
-                required.add("sm_" + m.group(1));
-                allowedReal.add("sm_" + m.group(1));
+        if (policy != VerifyPolicy.OFF) {
+            architectures(job, target, artifacts, failures, warnings);
+        }
+        return new Verdict(failures.isEmpty() ? null : String.join("; ", failures), warnings);
+    }
+
+    private void architectures(JobSpec job, Target target, List<Artifact> artifacts, List<String> failures,
+                               List<String> warnings) {
+        for (Artifact a : artifacts) {
+            if (a.problem() != null) {
+                warnings.add(name(a) + ": " + a.problem());
             }
         }
+        if (!job.artifacts().isEmpty() && artifacts.isEmpty()) {
+            warnings.add("the job's artifacts " + job.artifacts() + " matched no file, so nothing was verified");
+        }
+        boolean cuda = target.platform() == Platform.CUDA;
+        if (cuda && target.archs().stream().anyMatch(a -> a.startsWith("all"))) {
+            return;
+        }
+        Expectation expectation = cuda ? new CudaExpectation(target.archs()) : new HipExpectation(target.archs());
         List<String> missing = new ArrayList<>();
         List<String> extra = new ArrayList<>();
         for (Artifact a : artifacts) {
             if (a.archs().isEmpty()) {
                 continue;
             }
-            List<String> lacking = required.stream().filter(r -> !a.archs().contains(r)).toList();
+            List<String> lacking = expectation.missing(a.archs());
             if (!lacking.isEmpty()) {
                 missing.add(name(a) + " is built for " + String.join(" ", a.archs()) + " but lacks "
-                        + String.join(" ", lacking));
+                        + String.join(" ", lacking) + expectation.explain(a.archs(), lacking));
             }
-            List<String> more = a.archs().stream().filter(f -> f.startsWith("sm_") && !allowedReal.contains(f)).toList();
+            List<String> more = expectation.extra(a.archs());
             if (!more.isEmpty()) {
                 extra.add(name(a) + " also holds " + String.join(" ", more) + ", which was not requested");
             }
         }
+        if (!artifacts.isEmpty() && artifacts.stream().allMatch(a -> a.archs().isEmpty() && a.problem() == null)) {
+            warnings.add("none of the job's " + artifacts.size() + " output file(s) holds GPU code, so nothing"
+                    + " was verified");
+        }
         String requested = String.join(";", target.archs());
-        String hint = job instanceof CmakeJob
-                ? " — does the project set CMAKE_CUDA_ARCHITECTURES (or -arch/-gencode flags) itself?"
-                : " — does the command pass {offload-arch-flags} (or its own -arch/-gencode flags)?";
-        List<String> warnings = new ArrayList<>();
-        String failure = null;
+        String hint = hint(job, cuda);
         if (!missing.isEmpty()) {
             String text = "requested " + requested + ", but " + String.join("; ", missing) + hint;
             if (policy == VerifyPolicy.WARN) {
                 warnings.add(text);
             } else {
-                failure = text;
+                failures.add(text);
             }
         }
         if (!extra.isEmpty()) {
             String text = String.join("; ", extra) + " (time spent on targets nobody asked for)";
-            if (policy == VerifyPolicy.EXACT && failure == null) {
-                failure = "requested exactly " + requested + ", but " + text + hint;
+            if (policy == VerifyPolicy.EXACT && missing.isEmpty()) {
+                failures.add("requested exactly " + requested + ", but " + text + hint);
             } else {
                 warnings.add(text);
             }
         }
-        return new Verdict(failure, warnings);
+    }
+
+    private static void hostcalls(List<Artifact> artifacts, List<String> failures) {
+        List<String> found = new ArrayList<>();
+        for (Artifact a : artifacts) {
+            if (!a.hostcallKernels().isEmpty()) {
+                found.add(name(a) + " (" + String.join(", ", a.hostcallKernels()) + ")");
+            }
+        }
+        if (!found.isEmpty()) {
+            failures.add("kernels that need a hostcall buffer, because they call device printf or assert: "
+                    + String.join("; ", found) + " — --forbid-hostcall refuses them, as GPUs on platforms without"
+                    + " PCIe atomics cannot dispatch them; remove printf/assert from these kernels (assert"
+                    + " compiles away with -DNDEBUG)");
+        }
+    }
+
+    private static String hint(JobSpec job, boolean cuda) {
+        if (job instanceof CmakeJob) {
+            return cuda ? " — does the project set CMAKE_CUDA_ARCHITECTURES (or -arch/-gencode flags) itself?"
+                    : " — does the project set CMAKE_HIP_ARCHITECTURES (or --offload-arch flags) itself?";
+        }
+        return cuda ? " — does the command pass {offload-arch-flags} (or its own -arch/-gencode flags)?"
+                : " — does the command pass {offload-arch-flags} (or its own --offload-arch flags)?";
     }
 
     private static String name(Artifact a) {

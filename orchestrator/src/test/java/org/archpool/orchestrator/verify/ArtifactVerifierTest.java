@@ -72,4 +72,84 @@ class ArtifactVerifierTest {
         assertThat(off.passed()).isTrue();
         assertThat(off.warnings()).isEmpty();
     }
+
+    private static Target hip(String... archs) {
+        return new Target(Platform.HIP, List.of(archs));
+    }
+
+    @Test
+    void ptxAloneIsExplained() {
+        assertThat(new ArtifactVerifier(VerifyPolicy.STRICT).check(CMAKE, cuda("90"), built("compute_90"))
+                .failure()).contains("lacks sm_90 (only PTX for 90, which the driver would JIT-compile");
+    }
+
+    @Test
+    void hipTargetIdsMatchByProcessorAndTheFeaturesTheRequestNames() {
+        ArtifactVerifier strict = new ArtifactVerifier(VerifyPolicy.STRICT);
+        assertThat(strict.check(CMAKE, hip("gfx90a"), built("gfx90a")).warnings()).isEmpty();
+        assertThat(strict.check(CMAKE, hip("gfx90a"), built("gfx90a:xnack+")).passed()).isTrue();
+        assertThat(strict.check(CMAKE, hip("gfx90a:xnack+"), built("gfx90a")).passed()).isTrue();
+        assertThat(strict.check(CMAKE, hip("gfx90a:xnack-"), built("gfx90a:sramecc+:xnack-")).passed()).isTrue();
+        assertThat(strict.check(CMAKE, hip("gfx90a:xnack-"), built("gfx90a:xnack+")).failure())
+                .contains("libk.so is built for gfx90a:xnack+ but lacks gfx90a:xnack-");
+        assertThat(strict.check(CMAKE, hip("gfx90a", "gfx942"), built("gfx90a")).failure())
+                .startsWith("requested gfx90a;gfx942, but libk.so is built for gfx90a but lacks gfx942")
+                .endsWith("does the project set CMAKE_HIP_ARCHITECTURES (or --offload-arch flags) itself?");
+        // a processor whose name starts like another is not it
+        assertThat(strict.check(CMAKE, hip("gfx90"), built("gfx90a")).passed()).isFalse();
+    }
+
+    @Test
+    void hipccsSilentDefaultIsNamed() {
+        Verdict v = new ArtifactVerifier(VerifyPolicy.STRICT).check(COMMAND, hip("gfx90a"), built("gfx803"));
+        assertThat(v.failure()).isEqualTo("requested gfx90a, but libk.so is built for gfx803 but lacks gfx90a"
+                + " (gfx803 is what hipcc builds when it is given no --offload-arch)"
+                + " — does the command pass {offload-arch-flags} (or its own --offload-arch flags)?");
+        assertThat(v.warnings()).singleElement().asString().contains("also holds gfx803");
+    }
+
+    @Test
+    void nvidiaCodeInAHipBuildMeansHipccChoseTheNvidiaPlatform() {
+        assertThat(new ArtifactVerifier(VerifyPolicy.STRICT).check(COMMAND, hip("gfx942"), built("sm_75"))
+                .failure()).contains("lacks gfx942 (it holds NVIDIA code only: hipcc chose the NVIDIA platform;"
+                + " set HIP_PLATFORM=amd)");
+    }
+
+    @Test
+    void extraHipProcessorsFailOnlyUnderExact() {
+        List<Artifact> both = built("gfx90a", "gfx942");
+        assertThat(new ArtifactVerifier(VerifyPolicy.STRICT).check(CMAKE, hip("gfx942"), both).warnings())
+                .singleElement().asString().contains("also holds gfx90a");
+        assertThat(new ArtifactVerifier(VerifyPolicy.EXACT).check(CMAKE, hip("gfx942"), both).failure())
+                .startsWith("requested exactly gfx942, but libk.so also holds gfx90a");
+    }
+
+    @Test
+    void forbidHostcallFailsKernelsThatNeedAHostcallBufferWhateverThePolicy() {
+        List<Artifact> printf = List.of(new Artifact("/b/libk.so", List.of("gfx942"), null,
+                List.of("gfx942:_Z5helloi")));
+        for (VerifyPolicy policy : VerifyPolicy.values()) {
+            Verdict v = new ArtifactVerifier(new Verification(policy, true)).check(CMAKE, hip("gfx942"), printf);
+            assertThat(v.failure()).as(policy.name())
+                    .startsWith("kernels that need a hostcall buffer, because they call device printf or assert:"
+                            + " libk.so (gfx942:_Z5helloi) — --forbid-hostcall refuses them");
+        }
+        assertThat(new ArtifactVerifier(VerifyPolicy.STRICT).check(CMAKE, hip("gfx942"), printf).passed()).isTrue();
+        assertThat(new ArtifactVerifier(new Verification(VerifyPolicy.STRICT, true))
+                .check(CMAKE, hip("gfx942"), built("gfx942")).passed()).isTrue();
+    }
+
+    @Test
+    void whatCouldNotBeVerifiedIsAWarning() {
+        ArtifactVerifier strict = new ArtifactVerifier(VerifyPolicy.STRICT);
+        Verdict unreadable = strict.check(CMAKE, hip("gfx942"),
+                List.of(new Artifact("/b/libk.so", List.of(), "section .hip_fatbin: truncated bundle")));
+        assertThat(unreadable.passed()).isTrue();
+        assertThat(unreadable.warnings()).containsExactly("libk.so: section .hip_fatbin: truncated bundle");
+        JobSpec withGlobs = new CommandJob("c", List.of("hipcc"), "/", null, null, List.of("out/*.so"));
+        assertThat(strict.check(withGlobs, hip("gfx942"), List.of()).warnings())
+                .containsExactly("the job's artifacts [out/*.so] matched no file, so nothing was verified");
+        assertThat(strict.check(CMAKE, hip("gfx942"), built()).warnings())
+                .containsExactly("none of the job's 2 output file(s) holds GPU code, so nothing was verified");
+    }
 }
