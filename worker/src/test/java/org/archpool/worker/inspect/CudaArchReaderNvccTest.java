@@ -12,10 +12,12 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -73,6 +75,7 @@ class CudaArchReaderNvccTest {
         pool = Executors.newFixedThreadPool(Math.max(2, Runtime.getRuntime().availableProcessors()));
         build("sm90", d -> nvcc.sharedLibrary(d, SM_90));
         build("sm90a", d -> nvcc.sharedLibrary(d, "-arch=sm_90a"));
+        build("all-major", d -> nvcc.sharedLibrary(d, "-arch=all-major"));
         build("80+90", d -> nvcc.sharedLibrary(d, "-gencode=arch=compute_80,code=sm_80", SM_90));
         build("90+ptx", d -> nvcc.sharedLibrary(d, SM_90_AND_PTX));
         build("object", d -> nvcc.compile(d, "k.cu", Nvcc.KERNEL_SOURCE, "k.o", "-c", SM_90));
@@ -184,6 +187,27 @@ class CudaArchReaderNvccTest {
             assertThat(entries).extracting(FatbinEntry::archName)
                     .containsExactly("sm_90a", "compute_90", "sm_90a", "compute_90a");
         }
+    }
+
+    /**
+     * {@code all-major} builds the first architecture of each major version this nvcc knows (sm_75, sm_80, sm_90,
+     * … on CUDA 13) and PTX for the last; the expectation is computed from {@code nvcc --list-gpu-code}, so it
+     * follows the toolkit.
+     */
+    @Test
+    void allMajorHoldsTheFirstArchitectureOfEachMajorVersion() throws Exception {
+        Path lib = built("all-major");
+
+        TreeMap<Integer, Integer> firstOfMajor = new TreeMap<>();
+        for (String code : nvcc.listGpuCode()) {
+            int sm = Integer.parseInt(code.replaceAll("\\D", ""));
+            firstOfMajor.merge(sm / 10, sm, Math::min);
+        }
+        List<String> expected = new ArrayList<>();
+        firstOfMajor.values().forEach(sm -> expected.add("sm_" + sm));
+        expected.add("compute_" + firstOfMajor.lastEntry().getValue());
+
+        assertThat(reader.archNames(lib)).containsExactlyInAnyOrderElementsOf(expected);
     }
 
     @Test

@@ -157,6 +157,11 @@ final class Nvcc {
         return out;
     }
 
+    /** @return the real architectures this nvcc can build, from {@code nvcc --list-gpu-code}: sm_75, sm_80, … */
+    List<String> listGpuCode() throws IOException, InterruptedException {
+        return List.of(run(executable, executable.getParent(), List.of("--list-gpu-code"), null).trim().split("\\s+"));
+    }
+
     /** A shared library from {@link #KERNEL_SOURCE} built with the given architecture options. */
     Path sharedLibrary(Path dir, String... archArgs) throws IOException, InterruptedException {
         List<String> all = new ArrayList<>(List.of("-shared", "-Xcompiler", "-fPIC"));
