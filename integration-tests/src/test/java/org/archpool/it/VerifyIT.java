@@ -74,7 +74,7 @@ class VerifyIT {
         assertThat(run.exitCode()).as(run.toString()).isZero();
         JsonNode file = new ObjectMapper().readTree(run.stdout()).get(0);
         assertThat(file.path("archs").toString()).contains("sm_80").contains("sm_90").contains("compute_80");
-        assertThat(file.path("cudaEntries").findValuesAsText("kind")).contains("cubin", "ptx");
+        assertThat(file.path("cuda").findValuesAsText("kind")).contains("cubin", "ptx");
         Archpool.Run missing = new Archpool().in(dir).run("inspect", "nope.so");
         assertThat(missing.exitCode()).isEqualTo(2);
         assertThat(missing.stderr()).contains("nope.so: no such file").doesNotContain("Exception");

@@ -1,84 +1,116 @@
 package org.archpool.worker;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.file.FileSystems;
+import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.PathMatcher;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
-import java.util.stream.Stream;
 import org.archpool.protocol.Artifact;
 import org.archpool.protocol.CmakeJob;
+import org.archpool.protocol.CommandJob;
 import org.archpool.protocol.JobSpec;
-import org.archpool.protocol.Target;
+import org.archpool.worker.inspect.GpuCode;
+import org.archpool.worker.inspect.GpuCodeInspector;
 
 /**
- * Finds what a successful job produced and reads which GPU architectures each file holds. A job's
- * {@code artifacts} globs are matched against paths relative to its output folder (the build folder of a
- * cmake job, the cwd of a command job); without globs, a cmake job's shared libraries and ELF executables
- * outside {@code CMakeFiles/} are taken, and a command job reports none.
+ * Finds what a successful job produced and reads the GPU code in each file.
+ *
+ * <p>A job's {@code artifacts} globs are matched against paths relative to its output folder (the build folder of
+ * a cmake job, the cwd of a command job), and every regular file they match is reported. Without globs, the files
+ * that can hold GPU code (ELF objects, libraries, executables and code objects, offload bundles, fat binaries,
+ * static libraries; see {@link GpuCodeInspector#container}) are taken: for a cmake job, all of them outside
+ * {@code CMakeFiles/} (where CMake keeps its compiler checks and object files); for a command job, those written
+ * since the job started. Hidden folders ({@code .git}) are not searched.
  */
 public final class ArtifactScanner {
 
-    private static final byte[] ELF_MAGIC = {0x7f, 'E', 'L', 'F'};
+    private static final String CMAKE_FILES = "CMakeFiles";
 
-    private final GpuCodeReader reader;
+    private final GpuCodeInspector inspector;
 
-    public ArtifactScanner(GpuCodeReader reader) {
-        this.reader = reader;
+    public ArtifactScanner(GpuCodeInspector inspector) {
+        this.inspector = inspector;
     }
 
-    public List<Artifact> scan(JobSpec job, Target target) {
-        Path root = Path.of(job instanceof CmakeJob c ? c.buildDir() : ((org.archpool.protocol.CommandJob) job).cwd());
-        if (!Files.isDirectory(root) || (job.artifacts().isEmpty() && !(job instanceof CmakeJob))) {
+    /**
+     * @param job     the job that succeeded
+     * @param started when it started; a command job's default artifacts are the files modified since
+     * @return the artifacts, sorted by path
+     */
+    public List<Artifact> scan(JobSpec job, Instant started) {
+        Path root = Path.of(job instanceof CmakeJob c ? c.buildDir() : ((CommandJob) job).cwd());
+        if (!Files.isDirectory(root)) {
             return List.of();
         }
         List<PathMatcher> globs = job.artifacts().stream()
                 .map(g -> FileSystems.getDefault().getPathMatcher("glob:" + g))
                 .toList();
-        List<Artifact> found = new ArrayList<>();
-        try (Stream<Path> files = Files.walk(root)) {
-            files.filter(Files::isRegularFile)
-                    .filter(f -> globs.isEmpty() ? isDefaultArtifact(root, f) : matchesAny(globs, root.relativize(f)))
-                    .sorted()
-                    .forEach(f -> found.add(read(f, target)));
+        // file systems with whole-second times: a file written in the job's first second must count
+        Instant since = started.truncatedTo(ChronoUnit.SECONDS);
+        List<Path> files = new ArrayList<>();
+        try {
+            Files.walkFileTree(root, new SimpleFileVisitor<>() {
+                @Override
+                public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attrs) {
+                    if (dir.equals(root)) {
+                        return FileVisitResult.CONTINUE;
+                    }
+                    String name = dir.getFileName().toString();
+                    boolean skip = name.startsWith(".") || (globs.isEmpty() && name.equals(CMAKE_FILES));
+                    return skip ? FileVisitResult.SKIP_SUBTREE : FileVisitResult.CONTINUE;
+                }
+
+                @Override
+                public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
+                    if (attrs.isRegularFile() && wanted(file, attrs)) {
+                        files.add(file);
+                    }
+                    return FileVisitResult.CONTINUE;
+                }
+
+                @Override
+                public FileVisitResult visitFileFailed(Path file, IOException e) {
+                    return FileVisitResult.CONTINUE;
+                }
+
+                private boolean wanted(Path file, BasicFileAttributes attrs) throws IOException {
+                    if (!globs.isEmpty()) {
+                        Path relative = root.relativize(file);
+                        return globs.stream().anyMatch(g -> g.matches(relative));
+                    }
+                    if (job instanceof CommandJob && attrs.lastModifiedTime().toInstant().isBefore(since)) {
+                        return false;
+                    }
+                    return GpuCodeInspector.container(file) != GpuCodeInspector.Container.NONE;
+                }
+            });
         } catch (IOException | UncheckedIOException e) {
-            found.add(new Artifact(root.toString(), List.of(), "cannot list the job's output folder: " + e.getMessage()));
+            return List.of(new Artifact(root.toString(), List.of(),
+                    "cannot list the job's output folder: " + e.getMessage()));
         }
-        return found;
+        files.sort(null);
+        return files.stream().map(this::read).toList();
     }
 
-    private Artifact read(Path file, Target target) {
+    private Artifact read(Path file) {
         try {
-            return new Artifact(file.toString(), reader.archs(file, target.platform()));
+            if (!Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS)) {
+                return new Artifact(file.toString(), List.of(), "no longer a regular file");
+            }
+            GpuCode code = inspector.inspect(file);
+            String problem = code.problems().isEmpty() ? null : String.join("; ", code.problems());
+            return new Artifact(file.toString(), code.archs(), problem, code.hostcallKernels());
         } catch (IOException e) {
             return new Artifact(file.toString(), List.of(), e.getMessage());
-        }
-    }
-
-    private static boolean matchesAny(List<PathMatcher> globs, Path relative) {
-        return globs.stream().anyMatch(g -> g.matches(relative));
-    }
-
-    private static boolean isDefaultArtifact(Path root, Path file) {
-        Path relative = root.relativize(file);
-        if (relative.getNameCount() > 0 && relative.getName(0).toString().equals("CMakeFiles")) {
-            return false;
-        }
-        String name = file.getFileName().toString();
-        boolean sharedLibrary = name.endsWith(".so") || name.contains(".so.");
-        return (sharedLibrary || Files.isExecutable(file)) && isElf(file);
-    }
-
-    private static boolean isElf(Path file) {
-        try (InputStream in = Files.newInputStream(file)) {
-            return Arrays.equals(in.readNBytes(4), ELF_MAGIC);
-        } catch (IOException e) {
-            return false;
         }
     }
 }

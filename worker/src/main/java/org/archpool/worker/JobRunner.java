@@ -27,6 +27,7 @@ import org.archpool.worker.exec.LogTail;
 import org.archpool.worker.exec.Step;
 import org.archpool.worker.exec.StepResult;
 import org.archpool.worker.exec.StepRunner;
+import org.archpool.worker.inspect.GpuCodeInspector;
 import org.archpool.worker.toolchain.CmakeInvocation;
 import org.archpool.worker.toolchain.CommandInvocation;
 
@@ -57,7 +58,7 @@ public final class JobRunner {
     /** A runner with the system clock and {@code cmake} from the PATH. */
     public static JobRunner standard() {
         Clock clock = Clock.systemUTC();
-        return new JobRunner(new StepRunner(clock), new CmakeInvocation("cmake"), new ArtifactScanner(GpuCodeReaders.standard()), clock);
+        return new JobRunner(new StepRunner(clock), new CmakeInvocation("cmake"), new ArtifactScanner(new GpuCodeInspector()), clock);
     }
 
     /**
@@ -84,10 +85,11 @@ public final class JobRunner {
                     "cannot create a folder the job needs: " + e);
         }
         StepResult last = null;
+        Instant started = Instant.now(clock);
         try (OutputStream log = new BufferedOutputStream(Files.newOutputStream(logPath), 1 << 14)) {
             writeLine(log, "# archpool job " + request.job().id() + " (" + request.job().kind() + ") for "
                     + request.target().platform().wireName() + " " + request.target().cmakeList()
-                    + ", started " + Instant.now(clock));
+                    + ", started " + started);
             for (Step step : plan) {
                 progress.accept(step.phase());
                 writeLine(log, "$ " + String.join(" ", step.argv()));
@@ -107,7 +109,7 @@ public final class JobRunner {
         }
         String tail = LogTail.read(logPath, TAIL_LINES, TAIL_BYTES);
         if (last == null || last.succeeded()) {
-            List<Artifact> found = artifacts.scan(request.job(), request.target());
+            List<Artifact> found = artifacts.scan(request.job(), started);
             return result(request, Outcome.SUCCEEDED, 0, timings, found, null, null);
         }
         Step failedStep = plan.get(timings.size() - 1);

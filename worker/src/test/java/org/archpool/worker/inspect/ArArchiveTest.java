@@ -1,0 +1,305 @@
+package org.archpool.worker.inspect;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.fail;
+
+import java.io.ByteArrayOutputStream;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Random;
+
+import org.archpool.worker.inspect.ArArchive.Member;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@link ArArchive} on synthetic archives, and on archives of hipcc objects made with GNU ar and llvm-ar. */
+class ArArchiveTest {
+
+    private static final String LONG_NAME = "a_name_longer_than_fifteen_bytes.o";
+
+    @TempDir
+    Path dir;
+
+    /** Builds an archive from raw header names and data, padding each member to an even offset. */
+    private static final class Archive {
+        private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+
+        Archive() {
+            this(ArArchive.MAGIC);
+        }
+
+        Archive(String magic) {
+            out.writeBytes(magic.getBytes(StandardCharsets.US_ASCII));
+        }
+
+        Archive member(String headerName, byte[] data) {
+            return member(headerName, String.valueOf(data.length), data, true);
+        }
+
+        Archive member(String headerName, String sizeField, byte[] data, boolean pad) {
+            out.writeBytes(header(headerName, sizeField));
+            out.writeBytes(data);
+            if (pad && out.size() % 2 != 0) {
+                out.write('\n');
+            }
+            return this;
+        }
+
+        byte[] build() {
+            return out.toByteArray();
+        }
+    }
+
+    /** A 60-byte member header with the given name and size fields. */
+    private static byte[] header(String name, String size) {
+        String header = pad(name, 16) + pad("0", 12) + pad("0", 6) + pad("0", 6) + pad("644", 8) + pad(size, 10)
+                + "`\n";
+        return header.getBytes(StandardCharsets.ISO_8859_1);
+    }
+
+    private static String pad(String s, int width) {
+        return s.length() >= width ? s.substring(0, width) : s + " ".repeat(width - s.length());
+    }
+
+    private static byte[] ascii(String s) {
+        return s.getBytes(StandardCharsets.US_ASCII);
+    }
+
+    private static byte[] data(int size, int seed) {
+        byte[] b = new byte[size];
+        new Random(seed).nextBytes(b);
+        return b;
+    }
+
+    private static byte[] bytes(ByteBuffer b) {
+        byte[] out = new byte[b.remaining()];
+        b.duplicate().get(out);
+        return out;
+    }
+
+    private static byte[] concat(byte[]... parts) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        for (byte[] p : parts) {
+            out.writeBytes(p);
+        }
+        return out.toByteArray();
+    }
+
+    private static List<Member> read(byte[] archive) throws Exception {
+        return ArArchive.read(ByteBuffer.wrap(archive));
+    }
+
+    /** A GNU archive like binutils writes: symbol table, long-name table, an odd-sized member, a long name. */
+    private static byte[] gnuArchive() {
+        byte[] longNames = ascii("x/\n" + LONG_NAME + "/\n");
+        return new Archive()
+                .member("/", new byte[] {0, 0, 0, 1, 0, 0, 0, 8, 'f', 0})
+                .member("//", longNames)
+                .member("a.o/", data(101, 1))
+                .member("/3", data(64, 2))
+                .member("with space.o/", data(2, 3))
+                .build();
+    }
+
+    // -------------------------------------------------------------------------------------------------------
+
+    @Test
+    void readsAGnuArchiveWithLongNamesAndOddSizes() throws Exception {
+        List<Member> members = read(gnuArchive());
+
+        assertThat(members).extracting(Member::name).containsExactly("a.o", LONG_NAME, "with space.o");
+        assertThat(bytes(members.get(0).data())).isEqualTo(data(101, 1));
+        assertThat(bytes(members.get(1).data())).isEqualTo(data(64, 2));
+        assertThat(bytes(members.get(2).data())).isEqualTo(data(2, 3));
+        assertThat(members.get(0).data().isReadOnly()).isTrue();
+        assertThat(members.get(0).data().order()).isEqualTo(ByteOrder.LITTLE_ENDIAN);
+    }
+
+    @Test
+    void readsABsdArchiveWithNamesInTheDataAndSkipsItsSymbolTable() throws Exception {
+        byte[] symdefName = Arrays.copyOf(ascii("__.SYMDEF SORTED"), 20); // NUL-padded, as llvm-ar writes it
+        byte[] longName = Arrays.copyOf(ascii(LONG_NAME), 36);
+        byte[] archive = new Archive()
+                .member("#1/20", concat(symdefName, new byte[12]))
+                .member("short.o", data(33, 4))
+                .member("#1/36", concat(longName, data(7, 5)))
+                .member("__.SYMDEF_64", new byte[8])
+                .build();
+
+        List<Member> members = read(archive);
+
+        assertThat(members).extracting(Member::name).containsExactly("short.o", LONG_NAME);
+        assertThat(bytes(members.get(0).data())).isEqualTo(data(33, 4));
+        assertThat(bytes(members.get(1).data())).isEqualTo(data(7, 5));
+    }
+
+    @Test
+    void skipsEverySymbolTable() throws Exception {
+        byte[] archive = new Archive()
+                .member("/", new byte[4])
+                .member("/SYM64/", new byte[8])
+                .member("/<ECSYMBOLS>/", new byte[4])
+                .member("__.SYMDEF", new byte[4])
+                .member("k.o/", data(3, 6))
+                .build();
+
+        assertThat(read(archive)).extracting(Member::name).containsExactly("k.o");
+    }
+
+    @Test
+    void readsEmptyArchivesAndMembersAndAMissingFinalPadding() throws Exception {
+        byte[] noFinalPadding = new Archive().member("a.o/", "3", data(3, 7), false).build();
+
+        assertThat(read(ascii(ArArchive.MAGIC))).isEmpty();
+        assertThat(read(new Archive().member("empty/", new byte[0]).build()))
+                .singleElement().satisfies(m -> assertThat(m.data().remaining()).isZero());
+        assertThat(read(noFinalPadding)).singleElement().satisfies(m -> assertThat(bytes(m.data())).hasSize(3));
+        assertThat(read(new Archive().member("dup.o/", data(2, 1)).member("dup.o/", data(2, 2)).build()))
+                .extracting(Member::name).containsExactly("dup.o", "dup.o");
+    }
+
+    @Test
+    void hasMagicAndHonoursThePosition() throws Exception {
+        byte[] archive = gnuArchive();
+        ByteBuffer framed = ByteBuffer.wrap(concat(new byte[] {1, 2}, archive)).position(2);
+
+        assertThat(ArArchive.hasMagic(framed)).isTrue();
+        assertThat(ArArchive.hasMagic(ByteBuffer.wrap(ascii(ArArchive.THIN_MAGIC)))).isTrue();
+        assertThat(ArArchive.hasMagic(ByteBuffer.wrap(ascii("!<arch")))).isFalse();
+        assertThat(ArArchive.read(framed)).hasSize(3);
+        assertThat(framed.position()).isEqualTo(2);
+    }
+
+    @Test
+    void rejectsThinArchivesWithAClearMessage() {
+        byte[] thin = new Archive(ArArchive.THIN_MAGIC).member("/", new byte[4]).member("k.o/", "1000", new byte[0],
+                false).build();
+
+        assertThatThrownBy(() -> read(thin))
+                .isInstanceOf(ArArchiveFormatException.class)
+                .hasMessageContaining("thin archive")
+                .hasMessageContaining("members are not stored inside it");
+    }
+
+    @Test
+    void rejectsMalformedHeaders() {
+        Map<String, byte[]> cases = Map.ofEntries(
+                Map.entry("not an ar archive", ascii("!<arcx>\n")),
+                Map.entry("truncated member header at offset 8", concat(ascii(ArArchive.MAGIC), new byte[59])),
+                Map.entry("does not end with", concat(ascii(ArArchive.MAGIC),
+                        Arrays.copyOf(header("a.o/", "0"), 58), ascii("``"))),
+                Map.entry("invalid size field 'x", new Archive().member("a.o/", "x", new byte[0], true).build()),
+                Map.entry("invalid size field ' 1", new Archive().member("a.o/", " 1", new byte[1], true).build()),
+                Map.entry("invalid size field '1 2", new Archive().member("a.o/", "1 2", new byte[1], true).build()),
+                Map.entry("invalid size field '-1", new Archive().member("a.o/", "-1", new byte[0], true).build()),
+                Map.entry("invalid size field '          '", new Archive().member("a.o/", "", new byte[0], true)
+                        .build()),
+                Map.entry("claims 9999999999 bytes", new Archive().member("a.o/", "9999999999", new byte[4], true)
+                        .build()),
+                Map.entry("claims 5 bytes, but only 4", new Archive().member("a.o/", "5", new byte[4], false).build()),
+                Map.entry("no long-name table (//) precedes it", new Archive().member("/0", new byte[2]).build()),
+                Map.entry("outside the 4-byte long-name table", new Archive().member("//", ascii("a/\n\n"))
+                        .member("/4", new byte[2]).build()),
+                Map.entry("which is empty", new Archive().member("//", ascii("/\n")).member("/0", new byte[2])
+                        .build()),
+                Map.entry("unknown special name '/x'", new Archive().member("/x", new byte[2]).build()),
+                Map.entry("BSD name of 9 bytes, longer than its 4", new Archive().member("#1/9", new byte[4]).build()),
+                Map.entry("invalid BSD name length 'abc'", new Archive().member("#1/abc", new byte[4]).build()),
+                Map.entry("has an empty name", new Archive().member("/", new byte[0]).member("", new byte[2]).build()),
+                Map.entry("has an empty name.", new Archive().member("#1/4", new byte[4]).build()));
+        cases.forEach((message, archive) -> assertThatThrownBy(() -> read(archive))
+                .as(message)
+                .isInstanceOf(ArArchiveFormatException.class)
+                .hasMessageContaining(message.endsWith(".") ? message.substring(0, message.length() - 1) : message));
+    }
+
+    /**
+     * Every prefix of a valid archive is either a valid archive of the first members (cut at a member boundary) or
+     * rejected; random corruption only ever gives a result or an ArArchiveFormatException.
+     */
+    @Test
+    void truncationAndCorruptionNeverEscapeAsUncheckedExceptions() throws Exception {
+        byte[] archive = gnuArchive();
+        List<String> names = read(archive).stream().map(Member::name).toList();
+        for (int length = 0; length <= archive.length; length++) {
+            try {
+                List<Member> members = read(Arrays.copyOf(archive, length));
+                assertThat(members.size()).isLessThanOrEqualTo(names.size());
+                assertThat(members).extracting(Member::name).isEqualTo(names.subList(0, members.size()));
+            } catch (ArArchiveFormatException expected) {
+                assertThat(expected.getMessage()).isNotBlank();
+            }
+        }
+        Random random = new Random(7);
+        for (int i = 0; i < 5_000; i++) {
+            byte[] mutated = Arrays.copyOf(archive, i % 4 == 0 ? random.nextInt(archive.length + 1) : archive.length);
+            for (int f = 0; f < 1 + random.nextInt(3) && mutated.length > 0; f++) {
+                int at = random.nextInt(mutated.length);
+                mutated[at] = random.nextBoolean() ? (byte) random.nextInt(256) : (byte) "0123456789 /#`\n".charAt(
+                        random.nextInt(15));
+            }
+            try {
+                read(mutated);
+            } catch (ArArchiveFormatException expected) {
+                assertThat(expected.getMessage()).isNotBlank();
+            } catch (RuntimeException | Error e) {
+                fail("iteration " + i + " threw " + e + " for " + HexFormat.of().formatHex(mutated), e);
+            }
+        }
+    }
+
+    // -------------------------------------------------------------------------------------------------------
+    // Real archives
+
+    /**
+     * Archives of two hipcc objects, one with a long name, made by GNU ar (with its symbol table and long-name
+     * table) and by llvm-ar in BSD format: the members are the objects, byte for byte, and their bundles are read.
+     */
+    @Test
+    void readsArchivesOfHipccObjectsMadeByArAndLlvmAr() throws Exception {
+        HipCompiler hip = HipCompiler.require();
+        Map<String, String> env = System.getenv();
+        String hint = "apt-get install binutils llvm-19";
+        Path ar = RequiredTool.require(RequiredTool.findOnPath("ar", env), "ar", hint, env);
+        Path llvmAr = RequiredTool.require(llvmAr(env), "llvm-ar-19", hint, env);
+        Path first = hip.hipcc(dir, HipCompiler.KERNEL_SOURCE, "k.o", "-c", "--offload-arch=gfx90a");
+        Path second = Files.move(hip.hipcc(dir, HipCompiler.ASSERT_SOURCE, "checked.o", "-c",
+                "--offload-arch=gfx906"), dir.resolve(LONG_NAME));
+
+        HipCompiler.run(dir, List.of(ar.toString(), "rcs", "libgnu.a", "k.o", LONG_NAME));
+        HipCompiler.run(dir, List.of(llvmAr.toString(), "--format=bsd", "rcs", "libbsd.a", "k.o", LONG_NAME));
+        HipCompiler.run(dir, List.of(ar.toString(), "rcsT", "libthin.a", "k.o"));
+
+        for (String library : List.of("libgnu.a", "libbsd.a")) {
+            List<Member> members = ArArchive.read(ByteBuffer.wrap(Files.readAllBytes(dir.resolve(library))));
+
+            assertThat(members).as(library).extracting(Member::name).containsExactly("k.o", LONG_NAME);
+            assertThat(bytes(members.get(0).data())).isEqualTo(Files.readAllBytes(first));
+            assertThat(bytes(members.get(1).data())).isEqualTo(Files.readAllBytes(second));
+            List<String> targets = new ArrayList<>();
+            for (Member member : members) {
+                ByteBuffer fatbin = ElfFile.of(member.data()).section(".hip_fatbin").orElseThrow();
+                OffloadBundle.read(fatbin, Long.MAX_VALUE).deviceEntries().forEach(e -> targets.add(e.targetId()));
+            }
+            assertThat(targets).containsExactly("gfx90a", "gfx906");
+        }
+        assertThatThrownBy(() -> ArArchive.read(ByteBuffer.wrap(Files.readAllBytes(dir.resolve("libthin.a")))))
+                .isInstanceOf(ArArchiveFormatException.class)
+                .hasMessageContaining("thin archive");
+    }
+
+    private static Optional<Path> llvmAr(Map<String, String> env) {
+        Optional<Path> versioned = RequiredTool.findOnPath("llvm-ar-19", env);
+        return versioned.isPresent() ? versioned : RequiredTool.executable("/usr/lib/llvm-19/bin", "llvm-ar");
+    }
+}
