@@ -9,7 +9,9 @@ public enum Phase {
     /** {@code cmake --build …}: compiling and linking. */
     @JsonProperty("build") BUILD,
     /** The argv of a {@code command} job. */
-    @JsonProperty("command") COMMAND;
+    @JsonProperty("command") COMMAND,
+    /** Reading the GPU code in what a successful job built (no process runs; {@code exitCode} is absent). */
+    @JsonProperty("inspect") INSPECT;
 
     public String wireName() {
         return name().toLowerCase(java.util.Locale.ROOT);

@@ -109,7 +109,10 @@ public final class JobRunner {
         }
         String tail = LogTail.read(logPath, TAIL_LINES, TAIL_BYTES);
         if (last == null || last.succeeded()) {
+            progress.accept(Phase.INSPECT);
+            long inspectStart = clock.millis();
             List<Artifact> found = artifacts.scan(request.job(), started);
+            timings.add(new PhaseTiming(Phase.INSPECT, clock.millis() - inspectStart, null));
             return result(request, Outcome.SUCCEEDED, 0, timings, found, null, null);
         }
         Step failedStep = plan.get(timings.size() - 1);

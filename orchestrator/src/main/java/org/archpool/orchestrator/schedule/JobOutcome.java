@@ -11,7 +11,9 @@ import org.archpool.protocol.PhaseTiming;
  *
  * @param worker          the worker that ran the last attempt (null when none did)
  * @param attempts        how many times the job was sent to a worker
+ * @param startMs         when the last attempt was sent to a worker, in ms since the scheduler started
  * @param queueWaitMs     from submission to the first dispatch
+ * @param inspectMs       reading the GPU code of the artifacts, in the worker
  * @param totalMs         from the first dispatch to the outcome
  * @param attemptFailures why earlier attempts crashed, in order
  * @param warnings        what the user should know about a job that passed (e.g. extra architectures)
@@ -25,10 +27,12 @@ public record JobOutcome(
         String signal,
         String worker,
         int attempts,
+        long startMs,
         long queueWaitMs,
         long configureMs,
         long buildMs,
         long commandMs,
+        long inspectMs,
         long totalMs,
         List<PhaseTiming> phases,
         String logPath,

@@ -42,6 +42,8 @@ public final class Scheduler implements AutoCloseable {
     private final WorkerPool pool;
     private final SchedulerConfig config;
     private final Clock clock;
+    /** When the scheduler started: {@link JobOutcome#startMs()} counts from here. */
+    private final long origin;
     private final SchedulerListener listener;
     private final ArtifactVerifier verifier;
     private final BlockingQueue<Queued> queue = new LinkedBlockingQueue<>();
@@ -58,6 +60,7 @@ public final class Scheduler implements AutoCloseable {
         this.config = config;
         this.clock = clock;
         this.listener = listener;
+        this.origin = clock.millis();
         this.verifier = new ArtifactVerifier(config.verify());
         for (int i = 0; i < pool.size(); i++) {
             int slot = i;
@@ -137,6 +140,7 @@ public final class Scheduler implements AutoCloseable {
         List<String> failures = new ArrayList<>();
         String lastWorker = null;
         int attempts = 0;
+        long attemptStart = dispatchedAt - origin;
         for (int attempt = 1; attempt <= config.retries() + 1; attempt++) {
             Worker worker;
             try {
@@ -146,6 +150,7 @@ public final class Scheduler implements AutoCloseable {
                 continue;
             }
             attempts = attempt;
+            attemptStart = clock.millis() - origin;
             lastWorker = worker.id();
             listener.started(job.id(), worker.id(), attempt);
             BuildRequest request = new BuildRequest(job.id() + "#" + attempt, job, config.target(), timeoutMs,
@@ -160,14 +165,14 @@ public final class Scheduler implements AutoCloseable {
                         ? answer.get(timeoutMs + WORKER_ANSWER_GRACE_MS, TimeUnit.MILLISECONDS)
                         : answer.get();
                 pool.jobFinished(slot, worker);
-                return fromResult(job, result, worker.id(), attempt, queueWait, dispatchedAt, failures);
+                return fromResult(job, result, worker.id(), attempt, attemptStart, queueWait, dispatchedAt, failures);
             } catch (ExecutionException e) {
                 String reason = e.getCause() instanceof WorkerFailedException w ? w.getMessage() : String.valueOf(e.getCause());
                 failures.add(reason);
                 pool.discard(slot, worker, reason);
                 if (interrupted) {
                     return new JobOutcome(job.id(), job.kind(), Outcome.CANCELLED, null, null, worker.id(), attempt,
-                            queueWait, 0, 0, 0, clock.millis() - dispatchedAt, null, request.logPath(), null,
+                            attemptStart, queueWait, 0, 0, 0, 0, clock.millis() - dispatchedAt, null, request.logPath(), null,
                             "cancelled: " + stopReason + "; its worker was stopped", null, failures, null);
                 }
             } catch (TimeoutException e) {
@@ -179,20 +184,20 @@ public final class Scheduler implements AutoCloseable {
                 Thread.currentThread().interrupt();
                 worker.cancel(request.requestId());
                 return new JobOutcome(job.id(), job.kind(), Outcome.CANCELLED, null, null, worker.id(), attempt,
-                        queueWait, 0, 0, 0, clock.millis() - dispatchedAt, null, request.logPath(), null,
+                        attemptStart, queueWait, 0, 0, 0, 0, clock.millis() - dispatchedAt, null, request.logPath(), null,
                         "cancelled: the coordinator was interrupted", null, failures, null);
             }
         }
-        return new JobOutcome(job.id(), job.kind(), Outcome.CRASHED, null, null, lastWorker, attempts, queueWait,
-                0, 0, 0, clock.millis() - dispatchedAt, null,
+        return new JobOutcome(job.id(), job.kind(), Outcome.CRASHED, null, null, lastWorker, attempts,
+                attemptStart, queueWait, 0, 0, 0, 0, clock.millis() - dispatchedAt, null,
                 attempts > 0 ? logPath(job, attempts).toString() : null, null,
                 "the infrastructure failed " + failures.size() + " time(s); last: "
                         + (failures.isEmpty() ? "unknown" : failures.get(failures.size() - 1)),
                 null, failures, null);
     }
 
-    private JobOutcome fromResult(JobSpec job, BuildResult r, String worker, int attempt, long queueWait,
-                                  long dispatchedAt, List<String> failures) {
+    private JobOutcome fromResult(JobSpec job, BuildResult r, String worker, int attempt, long attemptStart,
+                                  long queueWait, long dispatchedAt, List<String> failures) {
         String message = r.outcome() == Outcome.CANCELLED && interrupted ? "cancelled: " + stopReason : r.message();
         Outcome outcome = r.outcome();
         List<String> warnings = List.of();
@@ -205,14 +210,15 @@ public final class Scheduler implements AutoCloseable {
             }
         }
         return new JobOutcome(job.id(), job.kind(), outcome, r.exitCode(), r.signal(), worker, attempt,
-                queueWait, r.millisIn(Phase.CONFIGURE), r.millisIn(Phase.BUILD), r.millisIn(Phase.COMMAND),
-                clock.millis() - dispatchedAt, r.phases(), r.logPath(), r.logTail(), message, r.artifacts(),
+                attemptStart, queueWait, r.millisIn(Phase.CONFIGURE), r.millisIn(Phase.BUILD),
+                r.millisIn(Phase.COMMAND), r.millisIn(Phase.INSPECT), clock.millis() - dispatchedAt, r.phases(),
+                r.logPath(), r.logTail(), message, r.artifacts(),
                 failures, warnings);
     }
 
     private JobOutcome notStarted(Queued q, String reason) {
         return new JobOutcome(q.job().id(), q.job().kind(), Outcome.CANCELLED, null, null, null, 0,
-                clock.millis() - q.submittedAtMs(), 0, 0, 0, 0, null, null, null, "not started: " + reason,
+                clock.millis() - origin, clock.millis() - q.submittedAtMs(), 0, 0, 0, 0, 0, null, null, null, "not started: " + reason,
                 null, null, null);
     }
 
