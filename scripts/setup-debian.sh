@@ -6,13 +6,17 @@
 # --hip also installs the AMD toolchains the tests build real HIP binaries with: Debian's ROCm (hipcc,
 # libamdhip64, device libraries, rocminfo) and LLVM 19 (clang++-19 for gfx942/gfx1100, clang-offload-bundler-19
 # and llvm-readelf-19, which the tests cross-check archpool's readers against).
+# --browser also installs Debian's chromium (the HTML report is tested in it, headless) and python3 (the
+# Python example runs in the tests).
 set -euo pipefail
 
 hip=false
+browser=false
 for arg in "$@"; do
   case "$arg" in
     --hip) hip=true ;;
-    *) echo "setup: unknown option '$arg' (the only option is --hip)" >&2; exit 2 ;;
+    --browser) browser=true ;;
+    *) echo "setup: unknown option '$arg' (the options are --hip and --browser)" >&2; exit 2 ;;
   esac
 done
 
@@ -29,6 +33,10 @@ if $hip; then
   command -v clang++-19 >/dev/null 2>&1 || need+=(clang-19 lld-19 libclang-rt-19-dev)
   command -v llvm-readelf-19 >/dev/null 2>&1 || need+=(llvm-19)
   command -v clang-offload-bundler-19 >/dev/null 2>&1 || need+=(clang-tools-19)
+fi
+if $browser; then
+  command -v chromium >/dev/null 2>&1 || need+=(chromium)
+  command -v python3 >/dev/null 2>&1 || need+=(python3)
 fi
 
 if [ ${#need[@]} -gt 0 ]; then

@@ -86,7 +86,8 @@ final class Archpool {
         try (Stream<Path> files = Files.walk(source)) {
             for (Path f : (Iterable<Path>) files::iterator) {
                 Path rel = source.relativize(f);
-                if (rel.toString().startsWith("build") || rel.toString().startsWith(".archpool")) {
+                String first = rel.getNameCount() == 0 ? "" : rel.getName(0).toString();
+                if (first.equals("build") || first.equals(".archpool") || first.equals("__pycache__")) {
                     continue;
                 }
                 Path to = target.resolve(rel.toString());

@@ -1,6 +1,8 @@
 package org.archpool.orchestrator;
 
+import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -17,20 +19,27 @@ import org.archpool.orchestrator.arch.ArchResolver;
 import org.archpool.orchestrator.arch.ArchSyntaxException;
 import org.archpool.orchestrator.arch.Resolution;
 import org.archpool.orchestrator.arch.ToolchainCheck;
+import org.archpool.orchestrator.metrics.BuildMetrics;
 import org.archpool.orchestrator.pool.WorkerLauncher;
 import org.archpool.orchestrator.pool.WorkerPool;
 import org.archpool.orchestrator.report.BuildReport;
 import org.archpool.orchestrator.report.ConsoleReporter;
-import org.archpool.orchestrator.report.ReportWriter;
+import org.archpool.orchestrator.report.ConsoleStyle;
+import org.archpool.orchestrator.report.LogReporter;
+import org.archpool.orchestrator.report.OutputWriteException;
+import org.archpool.orchestrator.report.ReportFiles;
 import org.archpool.orchestrator.schedule.JobOutcome;
 import org.archpool.orchestrator.schedule.Scheduler;
 import org.archpool.orchestrator.schedule.SchedulerConfig;
+import org.archpool.orchestrator.schedule.SchedulerListener;
 import org.archpool.orchestrator.verify.Verification;
 import org.archpool.protocol.JobSpec;
 import org.archpool.protocol.Outcome;
 import org.archpool.protocol.manifest.Manifest;
 import org.archpool.protocol.manifest.ManifestException;
 import org.archpool.protocol.manifest.ManifestReader;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One {@code archpool build}: read the manifest, resolve the architecture once, run every job on a pool,
@@ -38,10 +47,19 @@ import org.archpool.protocol.manifest.ManifestReader;
  */
 public final class BuildSession {
 
-    /** What the user asked for. */
+    private static final Logger LOG = LoggerFactory.getLogger(BuildSession.class);
+
+    /**
+     * What the user asked for.
+     *
+     * @param outputs the files to write besides the report; its report path is ignored ({@code report} decides)
+     * @param style   how the console reports progress
+     * @param width   the terminal's width in columns, for the status line
+     */
     public record Settings(Path manifest, int jobs, ArchResolver.Request arch, Path report, Path logDir,
                            boolean keepGoing, Duration timeout, int retries, int buildParallelism,
-                           int maxJobsPerWorker, Verification verify) {
+                           int maxJobsPerWorker, Verification verify, ReportFiles outputs, ConsoleStyle style,
+                           int width) {
     }
 
     private final Settings settings;
@@ -49,6 +67,7 @@ public final class BuildSession {
     private final ToolchainCheck toolchain;
     private final Function<Path, WorkerLauncher> launchers;
     private final Clock clock;
+    private final MeterRegistry registry;
     private final PrintStream out;
     private final PrintStream err;
 
@@ -59,12 +78,14 @@ public final class BuildSession {
      * @param toolchain asks the compiler about the resolved targets before any job starts; null to skip
      */
     public BuildSession(Settings settings, ArchResolver resolver, ToolchainCheck toolchain,
-                        Function<Path, WorkerLauncher> launchers, Clock clock, PrintStream out, PrintStream err) {
+                        Function<Path, WorkerLauncher> launchers, Clock clock, MeterRegistry registry,
+                        PrintStream out, PrintStream err) {
         this.settings = settings;
         this.resolver = resolver;
         this.toolchain = toolchain;
         this.launchers = launchers;
         this.clock = clock;
+        this.registry = registry;
         this.out = out;
         this.err = err;
     }
@@ -78,8 +99,20 @@ public final class BuildSession {
                 : base.resolve(".archpool").resolve("logs");
         Path reportFile = settings.report() != null ? settings.report().toAbsolutePath()
                 : base.resolve(".archpool").resolve("report.json");
+        Files.createDirectories(logDir);
+        try (CoordinatorLog log = CoordinatorLog.open(logDir.resolve("archpool.log"))) {
+            LOG.info("archpool {} build of {} ({} jobs), -j {}", Version.current(), manifest.file(),
+                    manifest.jobs().size(), settings.jobs());
+            return run(started, manifest, logDir, reportFile);
+        }
+    }
 
+    private int run(Instant started, Manifest manifest, Path logDir, Path reportFile)
+            throws ArchSyntaxException, ArchResolutionException, IOException {
+
+        BuildMetrics metrics = new BuildMetrics(registry);
         Resolution resolution = resolver.resolve(settings.arch());
+        metrics.resolved(resolution);
         resolution.warnings().forEach(w -> err.println("archpool: warning: " + w));
         ToolchainCheck.Result checked = null;
         if (toolchain != null) {
@@ -89,17 +122,27 @@ public final class BuildSession {
         String targetLine = "target: " + resolution.platform().wireName() + " " + String.join(";", resolution.archs())
                 + " (" + resolution.source() + (resolution.detail() == null ? "" : ", " + resolution.detail()) + ")";
         out.println(targetLine);
+        LOG.info(targetLine);
 
         int workers = Math.min(settings.jobs(), manifest.jobs().size());
         SchedulerConfig config = new SchedulerConfig(resolution.target(), logDir,
                 settings.timeout() == null ? 0 : settings.timeout().toMillis(), settings.buildParallelism(),
                 settings.retries(), settings.keepGoing(), settings.verify());
-        ConsoleReporter console = new ConsoleReporter(out, manifest.jobs().size());
+        ConsoleReporter console = new ConsoleReporter(out, manifest.jobs().size(), settings.style(),
+                settings.width());
+        LogReporter logReporter = new LogReporter();
         WorkerLauncher launcher = launchers.apply(logDir.resolve("workers"));
         List<JobOutcome> outcomes = new ArrayList<>();
-        try (WorkerPool pool = new WorkerPool(launcher, workers, settings.maxJobsPerWorker(), clock);
-             Scheduler scheduler = new Scheduler(pool, config, clock, console);
+        try (WorkerPool pool = new WorkerPool(launcher, workers, settings.maxJobsPerWorker(), clock,
+                     event -> {
+                         metrics.accept(event);
+                         logReporter.accept(event);
+                         console.accept(event);
+                     });
+             Scheduler scheduler = new Scheduler(pool, config, clock,
+                     SchedulerListener.all(logReporter, console, metrics));
              InterruptHook interrupt = new InterruptHook(scheduler, pool, err)) {
+            metrics.watchPool(scheduler::busy, pool::liveWorkers, scheduler::queued);
             List<CompletableFuture<JobOutcome>> futures = new ArrayList<>();
             for (JobSpec job : manifest.jobs()) {
                 futures.add(scheduler.submit(job));
@@ -114,9 +157,17 @@ public final class BuildSession {
             BuildReport report = new BuildReport(BuildReport.SCHEMA_VERSION, Version.current(),
                     manifest.file().toString(), started.toString(), clock.millis() - started.toEpochMilli(), exitCode,
                     resolution, checked, poolFacts, counts, outcomes);
-            new ReportWriter().write(report, reportFile);
+            OutputWriteException notWritten = null;
+            try {
+                settings.outputs().withReport(reportFile).write(report, registry);
+            } catch (OutputWriteException e) {
+                notWritten = e;
+            }
             interrupt.reportWritten();
             console.summary(outcomes, targetLine, reportFile.toString());
+            if (notWritten != null) {
+                throw notWritten;
+            }
             return exitCode;
         }
     }

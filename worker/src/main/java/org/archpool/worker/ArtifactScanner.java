@@ -28,8 +28,11 @@ import org.archpool.worker.inspect.GpuCodeInspector;
  * a cmake job, the cwd of a command job), and every regular file they match is reported. Without globs, the files
  * that can hold GPU code (ELF objects, libraries, executables and code objects, offload bundles, fat binaries,
  * static libraries; see {@link GpuCodeInspector#container}) are taken: for a cmake job, all of them outside
- * {@code CMakeFiles/} (where CMake keeps its compiler checks and object files); for a command job, those written
- * since the job started. Hidden folders ({@code .git}) are not searched.
+ * {@code CMakeFiles/} (where CMake keeps its compiler checks and object files); for a command job, the outputs its
+ * argv names ({@code -o FILE}, {@code --output-file FILE}, {@code --output=FILE}, as hipcc, nvcc and clang take
+ * them), or, when it names none, those written under its cwd since the job started (which, in a cwd that jobs
+ * share, can include another job's files: give such jobs {@code -o} or {@code artifacts}). Hidden folders
+ * ({@code .git}) are not searched.
  */
 public final class ArtifactScanner {
 
@@ -50,6 +53,12 @@ public final class ArtifactScanner {
         Path root = Path.of(job instanceof CmakeJob c ? c.buildDir() : ((CommandJob) job).cwd());
         if (!Files.isDirectory(root)) {
             return List.of();
+        }
+        if (job instanceof CommandJob command && job.artifacts().isEmpty()) {
+            List<Path> named = namedOutputs(command, root);
+            if (!named.isEmpty()) {
+                return named.stream().map(this::read).toList();
+            }
         }
         List<PathMatcher> globs = job.artifacts().stream()
                 .map(g -> FileSystems.getDefault().getPathMatcher("glob:" + g))
@@ -99,6 +108,28 @@ public final class ArtifactScanner {
         }
         files.sort(null);
         return files.stream().map(this::read).toList();
+    }
+
+    /** The existing regular files a command's argv names as its outputs, in argv order, without duplicates. */
+    static List<Path> namedOutputs(CommandJob job, Path cwd) {
+        List<String> argv = job.argv();
+        List<Path> outputs = new ArrayList<>();
+        for (int i = 1; i < argv.size(); i++) {
+            String arg = argv.get(i);
+            String value = null;
+            if ((arg.equals("-o") || arg.equals("--output-file") || arg.equals("--output")) && i + 1 < argv.size()) {
+                value = argv.get(++i);
+            } else if (arg.startsWith("--output-file=") || arg.startsWith("--output=") || arg.startsWith("-o=")) {
+                value = arg.substring(arg.indexOf('=') + 1);
+            }
+            if (value != null && !value.isEmpty()) {
+                Path file = cwd.resolve(value).normalize();
+                if (Files.isRegularFile(file) && !outputs.contains(file)) {
+                    outputs.add(file);
+                }
+            }
+        }
+        return outputs;
     }
 
     private Artifact read(Path file) {

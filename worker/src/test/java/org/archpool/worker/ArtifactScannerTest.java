@@ -86,6 +86,22 @@ class ArtifactScannerTest {
     }
 
     @Test
+    void aCommandJobThatNamesItsOutputsReportsOnlyThose(@TempDir Path cwd) throws Exception {
+        Instant started = Instant.now();
+        write(cwd, "k", elf());
+        write(cwd, "other_jobs_output.so", elf());
+        write(cwd, "out/k.o", elf());
+        JobSpec job = new CommandJob("c", List.of("hipcc", "--offload-arch=gfx90a", "-c", "k.hip", "-o", "out/k.o",
+                "--output-file", "k", "-o", "missing.o"), cwd.toString(), Map.of(), null, null);
+        assertThat(names(cwd, scanner.scan(job, started))).containsExactly("out/k.o", "k");
+        JobSpec equals = new CommandJob("c", List.of("nvcc", "--output=k"), cwd.toString(), Map.of(), null, null);
+        assertThat(names(cwd, scanner.scan(equals, started))).containsExactly("k");
+        JobSpec globs = new CommandJob("c", List.of("hipcc", "-o", "k"), cwd.toString(), Map.of(), null,
+                List.of("*.so"));
+        assertThat(names(cwd, scanner.scan(globs, started))).as("globs win").containsExactly("other_jobs_output.so");
+    }
+
+    @Test
     void anUnreadableFileIsReportedWithItsProblem(@TempDir Path build) throws Exception {
         byte[] truncated = new byte[20];
         System.arraycopy(elf(), 0, truncated, 0, 20);

@@ -1,5 +1,6 @@
 package org.archpool.orchestrator.arch;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import java.util.Objects;
 import java.util.regex.Pattern;
 import org.archpool.protocol.Platform;
@@ -21,6 +22,7 @@ import org.archpool.protocol.Platform;
  *                 ({@code gfx942:sramecc+:xnack-}, or just {@code gfx1100} where the processor has no features),
  *                 or {@code null} where the tool does not say; always {@code null} for CUDA
  */
+@JsonInclude(JsonInclude.Include.NON_NULL)
 public record GpuDevice(Platform platform, int index, String uuid, String arch, String name, String targetId) {
 
     private static final Pattern CUDA_ARCH = Pattern.compile("[1-9][0-9]*");

@@ -7,6 +7,9 @@ import java.util.function.Function;
 import org.archpool.orchestrator.BuildSession;
 import org.archpool.orchestrator.arch.ProcessToolRunner;
 import org.archpool.orchestrator.arch.ToolchainCheck;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import org.archpool.orchestrator.report.ReportFiles;
 import org.archpool.orchestrator.verify.Verification;
 import org.archpool.orchestrator.verify.VerifyPolicy;
 import org.archpool.orchestrator.pool.LocalWorkerLauncher;
@@ -38,6 +41,9 @@ public final class BuildCommand implements Callable<Integer> {
 
     @Mixin
     PoolOptions poolOptions = new PoolOptions();
+
+    @Mixin
+    OutputOptions outputOptions = new OutputOptions();
 
     @Option(names = "--report", paramLabel = "FILE",
             description = "Where to write the JSON report (default: .archpool/report.json beside the manifest).")
@@ -73,12 +79,16 @@ public final class BuildCommand implements Callable<Integer> {
             throw new UsageException("--log-dir " + logDir + " is a file, not a folder; give a folder for the job"
                     + " and worker logs (it is created if missing)");
         }
+        outputOptions.check();
         int cpus = Runtime.getRuntime().availableProcessors();
         int jobs = poolOptions.jobs(cpus);
         int parallelism = Math.max(1, cpus / jobs);
         BuildSession.Settings settings = new BuildSession.Settings(manifest, jobs, archOptions.request(), report,
                 logDir, poolOptions.keepGoing, poolOptions.timeout, poolOptions.retries(), parallelism,
-                poolOptions.maxJobsPerWorker(), new Verification(verify, forbidHostcall));
+                poolOptions.maxJobsPerWorker(), new Verification(verify, forbidHostcall),
+                new ReportFiles(null, outputOptions.metrics, outputOptions.trace, outputOptions.junit,
+                        outputOptions.html),
+                outputOptions.style(context), columns(context));
         java.time.Duration silence = poolOptions.heartbeatTimeout();
         Function<Path, WorkerLauncher> launchers = poolOptions.mode == PoolMode.THREAD
                 ? workerLogs -> new ThreadWorkerLauncher(JobRunner.standard())
@@ -88,6 +98,15 @@ public final class BuildCommand implements Callable<Integer> {
                 new ProcessToolRunner(context.environment(), context.clock()), context.environment(),
                 archOptions.probeTimeout);
         return new BuildSession(settings, archOptions.resolver(context), toolchain, launchers, context.clock(),
-                context.out(), context.err()).run();
+                new PrometheusMeterRegistry(PrometheusConfig.DEFAULT), context.out(), context.err()).run();
+    }
+
+    /** The terminal's width from {@code COLUMNS}, which shells export; 0 when unknown. */
+    private static int columns(CliContext context) {
+        try {
+            return Integer.parseInt(context.environment().getOrDefault("COLUMNS", "0").trim());
+        } catch (NumberFormatException e) {
+            return 0;
+        }
     }
 }

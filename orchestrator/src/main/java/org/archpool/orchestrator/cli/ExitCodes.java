@@ -2,6 +2,7 @@ package org.archpool.orchestrator.cli;
 
 import org.archpool.orchestrator.arch.ArchResolutionException;
 import org.archpool.orchestrator.arch.ArchSyntaxException;
+import org.archpool.orchestrator.report.OutputWriteException;
 import org.archpool.protocol.manifest.ManifestException;
 import picocli.CommandLine;
 
@@ -13,6 +14,8 @@ public final class ExitCodes implements CommandLine.IExitCodeExceptionMapper {
     public static final int USAGE = 2;
     public static final int ARCH_UNRESOLVED = 3;
     public static final int INTERNAL = 70;
+    /** An output file (report, metrics, trace, JUnit, HTML) could not be written (sysexits' EX_IOERR). */
+    public static final int OUTPUT_FAILED = 74;
     public static final int INTERRUPTED = 130;
 
     @Override
@@ -23,6 +26,9 @@ public final class ExitCodes implements CommandLine.IExitCodeExceptionMapper {
         }
         if (e instanceof ArchResolutionException) {
             return ARCH_UNRESOLVED;
+        }
+        if (e instanceof OutputWriteException) {
+            return OUTPUT_FAILED;
         }
         return INTERNAL;
     }

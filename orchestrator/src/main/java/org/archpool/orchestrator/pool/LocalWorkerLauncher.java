@@ -59,7 +59,7 @@ public final class LocalWorkerLauncher implements WorkerLauncher {
             env.putAll(HiddenDevices.environment());
             process = builder.start();
         } catch (IOException e) {
-            throw new WorkerFailedException("cannot start worker " + workerId + " with " + spec.java() + ": "
+            throw new WorkerFailedException(WorkerFailure.START, "cannot start worker " + workerId + " with " + spec.java() + ": "
                     + e.getMessage());
         }
         ProcessWorker worker = new ProcessWorker(workerId, process,
@@ -71,15 +71,16 @@ public final class LocalWorkerLauncher implements WorkerLauncher {
             return worker;
         } catch (ExecutionException e) {
             ProcessTreeKiller.kill(process.toHandle());
-            throw new WorkerFailedException(e.getCause().getMessage() + " (its stderr is in " + stderr + ")");
+            throw new WorkerFailedException(WorkerFailure.START,
+                    e.getCause().getMessage() + " (its stderr is in " + stderr + ")");
         } catch (TimeoutException e) {
             worker.close();
-            throw new WorkerFailedException("worker " + workerId + " did not say hello within "
+            throw new WorkerFailedException(WorkerFailure.START, "worker " + workerId + " did not say hello within "
                     + spec.helloTimeout().toSeconds() + " s (its stderr is in " + stderr + ")");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             worker.close();
-            throw new WorkerFailedException("interrupted while starting worker " + workerId);
+            throw new WorkerFailedException(WorkerFailure.SHUTDOWN, "interrupted while starting worker " + workerId);
         }
     }
 }

@@ -51,6 +51,8 @@ final class ProcessWorker implements Worker {
     private Pending pending;
     private String lastFinished;
     private String failure;
+    /** The category of {@link #failure}; set with it. */
+    private WorkerFailure failureCause;
 
     /**
      * @param watchdog     runs the check that declares a busy worker hung after {@code silenceLimit} without
@@ -92,7 +94,7 @@ final class ProcessWorker implements Worker {
         CompletableFuture<BuildResult> result = new CompletableFuture<>();
         synchronized (lock) {
             if (failure != null) {
-                result.completeExceptionally(new WorkerFailedException(failure));
+                result.completeExceptionally(new WorkerFailedException(failureCause, failure));
                 return result;
             }
             if (pending != null) {
@@ -106,7 +108,7 @@ final class ProcessWorker implements Worker {
         try {
             out.write(request);
         } catch (IOException e) {
-            fail("cannot send the request to the worker: " + e.getMessage());
+            fail(WorkerFailure.IO, "cannot send the request to the worker: " + e.getMessage());
         }
         return result;
     }
@@ -116,7 +118,7 @@ final class ProcessWorker implements Worker {
         try {
             out.write(new Cancel(requestId));
         } catch (IOException e) {
-            fail("cannot send cancel to the worker: " + e.getMessage());
+            fail(WorkerFailure.IO, "cannot send cancel to the worker: " + e.getMessage());
         }
     }
 
@@ -145,13 +147,13 @@ final class ProcessWorker implements Worker {
             }
         }
         ProcessTreeKiller.kill(process.toHandle());
-        fail("worker was shut down");
+        fail(WorkerFailure.SHUTDOWN, "worker was shut down");
     }
 
     private void checkSilence() {
         long silentNanos = System.nanoTime() - lastHeardNanos;
         if (current() != null && silentNanos > silenceLimitNanos) {
-            fail("hung: no heartbeat for " + TimeUnit.NANOSECONDS.toMillis(silentNanos) + " ms while running a job"
+            fail(WorkerFailure.HANG, "hung: no heartbeat for " + TimeUnit.NANOSECONDS.toMillis(silentNanos) + " ms while running a job"
                     + " (stopped, or stuck outside the job's processes); killed");
         }
     }
@@ -164,23 +166,23 @@ final class ProcessWorker implements Worker {
                 handle(message);
             }
         } catch (EOFException e) {
-            fail("worker closed its output; " + exitDescription());
+            fail(WorkerFailure.EXIT, "worker closed its output; " + exitDescription());
         } catch (ProtocolException e) {
-            fail("protocol error: " + e.getMessage());
+            fail(WorkerFailure.PROTOCOL, "protocol error: " + e.getMessage());
         } catch (IOException e) {
-            fail("cannot read from the worker: " + e.getMessage() + "; " + exitDescription());
+            fail(WorkerFailure.IO, "cannot read from the worker: " + e.getMessage() + "; " + exitDescription());
         } catch (RuntimeException e) {
             LOG.error("unexpected failure reading worker {}", id, e);
-            fail("unexpected failure reading the worker: " + e);
+            fail(WorkerFailure.IO, "unexpected failure reading the worker: " + e);
         }
     }
 
     private void handle(Message message) {
         if (message instanceof Hello h) {
             if (hello.isDone()) {
-                fail("protocol error: the worker said hello twice");
+                fail(WorkerFailure.PROTOCOL, "protocol error: the worker said hello twice");
             } else if (h.protocolVersion() != Message.PROTOCOL_VERSION) {
-                fail("the worker speaks protocol version " + h.protocolVersion() + " but this coordinator speaks "
+                fail(WorkerFailure.PROTOCOL, "the worker speaks protocol version " + h.protocolVersion() + " but this coordinator speaks "
                         + Message.PROTOCOL_VERSION + "; the worker and coordinator come from different archpool releases");
             } else {
                 hello.complete(h);
@@ -188,7 +190,7 @@ final class ProcessWorker implements Worker {
             return;
         }
         if (!hello.isDone()) {
-            fail("protocol error: the worker's first line was a " + message.getClass().getSimpleName()
+            fail(WorkerFailure.PROTOCOL, "protocol error: the worker's first line was a " + message.getClass().getSimpleName()
                     + ", not hello");
             return;
         }
@@ -197,7 +199,7 @@ final class ProcessWorker implements Worker {
             if (current != null && current.requestId().equals(p.requestId())) {
                 current.progress().accept(p.phase());
             } else if (!p.requestId().equals(finishedRequest())) {
-                fail("protocol error: progress for request " + p.requestId() + ", which is not the one in flight");
+                fail(WorkerFailure.PROTOCOL, "protocol error: progress for request " + p.requestId() + ", which is not the one in flight");
             }
         } else if (message instanceof BuildResult r) {
             Pending current;
@@ -210,12 +212,12 @@ final class ProcessWorker implements Worker {
                 }
             }
             if (current == null || !current.requestId().equals(r.requestId())) {
-                fail("protocol error: a result for request " + r.requestId() + ", which is not the one in flight");
+                fail(WorkerFailure.PROTOCOL, "protocol error: a result for request " + r.requestId() + ", which is not the one in flight");
             } else {
                 current.result().complete(r);
             }
         } else {
-            fail("protocol error: a worker must not send " + message.getClass().getSimpleName());
+            fail(WorkerFailure.PROTOCOL, "protocol error: a worker must not send " + message.getClass().getSimpleName());
         }
     }
 
@@ -240,18 +242,20 @@ final class ProcessWorker implements Worker {
         }
     }
 
-    private void fail(String reason) {
+    private void fail(WorkerFailure cause, String reason) {
         Pending toFail;
         synchronized (lock) {
             if (failure != null) {
                 return;
             }
             failure = reason;
+            failureCause = cause;
             toFail = pending;
             pending = null;
             stopSilenceCheck();
         }
-        WorkerFailedException e = new WorkerFailedException("worker " + id + " (pid " + process.pid() + "): " + reason);
+        WorkerFailedException e = new WorkerFailedException(cause,
+                "worker " + id + " (pid " + process.pid() + "): " + reason);
         hello.completeExceptionally(e);
         if (toFail != null) {
             toFail.result().completeExceptionally(e);

@@ -6,8 +6,12 @@ import com.fasterxml.jackson.annotation.JsonInclude;
  * A worker's start or death, for the report.
  *
  * @param event  {@code started}, {@code died}, {@code recycled} or {@code failed_to_start}
- * @param reason why it died or did not start
+ * @param atMs   when, in ms since the pool started
+ * @param cause  for {@code died} and {@code failed_to_start}: the category, one of {@link WorkerFailure}'s
+ *               wire names ({@code start}, {@code exit}, {@code hang}, {@code protocol}, {@code io},
+ *               {@code no_answer}, {@code shutdown})
+ * @param reason why it died, did not start or was recycled, as a sentence
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
-public record WorkerEvent(String worker, String event, Long pid, long atMs, String reason) {
+public record WorkerEvent(String worker, String event, Long pid, long atMs, String cause, String reason) {
 }

@@ -5,11 +5,16 @@ package org.archpool.orchestrator.pool;
  * the protocol. The job is retried on a fresh worker; the message is the death reason for the report.
  */
 public final class WorkerFailedException extends Exception {
-    public WorkerFailedException(String reason) {
+
+    private final WorkerFailure failure;
+
+    public WorkerFailedException(WorkerFailure failure, String reason) {
         super(reason);
+        this.failure = java.util.Objects.requireNonNull(failure, "failure");
     }
 
-    public WorkerFailedException(String reason, Throwable cause) {
-        super(reason, cause);
+    /** @return the category of the failure */
+    public WorkerFailure failure() {
+        return failure;
     }
 }

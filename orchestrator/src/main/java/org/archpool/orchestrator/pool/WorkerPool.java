@@ -3,6 +3,7 @@ package org.archpool.orchestrator.pool;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Consumer;
 
 /**
  * A fixed number of worker slots. A slot's worker is started when the slot first needs it, reused for
@@ -19,6 +20,7 @@ public final class WorkerPool implements AutoCloseable {
     private final int[] jobsRun;
     private final int maxJobsPerWorker;
     private final List<WorkerEvent> events = new ArrayList<>();
+    private final Consumer<WorkerEvent> listener;
     private boolean closed;
 
     public WorkerPool(WorkerLauncher launcher, int size, Clock clock) {
@@ -29,6 +31,16 @@ public final class WorkerPool implements AutoCloseable {
      * @param maxJobsPerWorker a worker is replaced after this many jobs (0: never)
      */
     public WorkerPool(WorkerLauncher launcher, int size, int maxJobsPerWorker, Clock clock) {
+        this(launcher, size, maxJobsPerWorker, clock, e -> { });
+    }
+
+    /**
+     * @param maxJobsPerWorker a worker is replaced after this many jobs (0: never)
+     * @param listener         told each start and death as it happens (e.g. for metrics), under the pool's lock
+     */
+    public WorkerPool(WorkerLauncher launcher, int size, int maxJobsPerWorker, Clock clock,
+                      Consumer<WorkerEvent> listener) {
+        this.listener = listener;
         if (size < 1) {
             throw new IllegalArgumentException("a pool needs at least one slot");
         }
@@ -53,14 +65,14 @@ public final class WorkerPool implements AutoCloseable {
     public Worker workerFor(int slot) throws WorkerFailedException {
         synchronized (this) {
             if (closed) {
-                throw new WorkerFailedException("the pool is closed");
+                throw new WorkerFailedException(WorkerFailure.SHUTDOWN, "the pool is closed");
             }
             Worker current = workers[slot];
             if (current != null && current.isAlive()) {
                 return current;
             }
             if (current != null) {
-                record(current.id(), "died", current.pid(), "found dead");
+                record(current.id(), "died", current.pid(), WorkerFailure.EXIT, "found dead");
                 workers[slot] = null;
             }
             generations[slot]++;
@@ -70,28 +82,28 @@ public final class WorkerPool implements AutoCloseable {
         try {
             worker = launcher.launch(id);
         } catch (WorkerFailedException e) {
-            record(id, "failed_to_start", null, e.getMessage());
+            record(id, "failed_to_start", null, e.failure(), e.getMessage());
             throw e;
         }
         synchronized (this) {
             if (closed) {
                 worker.close();
-                throw new WorkerFailedException("the pool is closed");
+                throw new WorkerFailedException(WorkerFailure.SHUTDOWN, "the pool is closed");
             }
             workers[slot] = worker;
             jobsRun[slot] = 0;
-            record(id, "started", worker.pid() < 0 ? null : worker.pid(), null);
+            record(id, "started", worker.pid() < 0 ? null : worker.pid(), null, null);
         }
         return worker;
     }
 
     /** Takes a failed worker out of its slot and makes sure it is gone; the next job gets a fresh one. */
-    public void discard(int slot, Worker worker, String reason) {
+    public void discard(int slot, Worker worker, WorkerFailure cause, String reason) {
         synchronized (this) {
             if (workers[slot] == worker) {
                 workers[slot] = null;
             }
-            record(worker.id(), "died", worker.pid() < 0 ? null : worker.pid(), reason);
+            record(worker.id(), "died", worker.pid() < 0 ? null : worker.pid(), cause, reason);
         }
         worker.close();
     }
@@ -110,7 +122,7 @@ public final class WorkerPool implements AutoCloseable {
             recycle = maxJobsPerWorker > 0 && jobsRun[slot] >= maxJobsPerWorker;
             if (recycle) {
                 workers[slot] = null;
-                record(worker.id(), "recycled", worker.pid() < 0 ? null : worker.pid(),
+                record(worker.id(), "recycled", worker.pid() < 0 ? null : worker.pid(), null,
                         "ran " + jobsRun[slot] + " jobs (--max-jobs-per-worker)");
             }
         }
@@ -140,7 +152,21 @@ public final class WorkerPool implements AutoCloseable {
         launcher.close();
     }
 
-    private synchronized void record(String worker, String event, Long pid, String reason) {
-        events.add(new WorkerEvent(worker, event, pid, clock.millis() - startedAtMs, reason));
+    /** @return how many slots have a live worker now */
+    public synchronized int liveWorkers() {
+        int live = 0;
+        for (Worker w : workers) {
+            if (w != null) {
+                live++;
+            }
+        }
+        return live;
+    }
+
+    private synchronized void record(String worker, String event, Long pid, WorkerFailure cause, String reason) {
+        WorkerEvent e = new WorkerEvent(worker, event, pid, clock.millis() - startedAtMs,
+                cause == null ? null : cause.wireName(), reason);
+        events.add(e);
+        listener.accept(e);
     }
 }

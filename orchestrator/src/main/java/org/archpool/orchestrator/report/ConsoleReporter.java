@@ -1,74 +1,202 @@
 package org.archpool.orchestrator.report;
 
 import java.io.PrintStream;
+import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.Consumer;
+import org.archpool.orchestrator.pool.WorkerEvent;
+import org.archpool.orchestrator.report.ConsoleStyle.Verbosity;
 import org.archpool.orchestrator.schedule.JobOutcome;
 import org.archpool.orchestrator.schedule.SchedulerListener;
 import org.archpool.protocol.Outcome;
+import org.archpool.protocol.Phase;
 
 /**
- * What a person sees: one line per finished job as {@code [done/total]}, then a summary table with where
- * the report and logs are.
+ * What a person sees. On a terminal, a ninja-style status line ({@code [done/total] running: a (build), b
+ * (configure)}) updated in place, with each job that did not succeed printed above it; elsewhere (pipes, CI logs),
+ * one line per finished job. Always a summary table at the end (id, outcome, times, worker, architectures found)
+ * and where the report is. {@link ConsoleStyle} sets colour and verbosity. Called from slot threads and the pool;
+ * all output is serialized on the stream.
  */
-public final class ConsoleReporter implements SchedulerListener {
+public final class ConsoleReporter implements SchedulerListener, Consumer<WorkerEvent> {
+
+    private static final String CLEAR_LINE = "\r\033[K";
+    private static final int DEFAULT_WIDTH = 100;
+    private static final int TAIL_LINES = 15;
 
     private final PrintStream out;
     private final int total;
-    private final AtomicInteger done = new AtomicInteger();
+    private final ConsoleStyle style;
+    private final int width;
+    private final Map<String, String> running = new LinkedHashMap<>();
+    private int done;
+    private boolean statusShown;
 
-    public ConsoleReporter(PrintStream out, int total) {
+    public ConsoleReporter(PrintStream out, int total, ConsoleStyle style, int width) {
         this.out = out;
         this.total = total;
+        this.style = style;
+        this.width = width > 20 ? width : DEFAULT_WIDTH;
+    }
+
+    public ConsoleReporter(PrintStream out, int total) {
+        this(out, total, ConsoleStyle.PLAIN, DEFAULT_WIDTH);
+    }
+
+    @Override
+    public void started(String jobId, String worker, int attempt) {
+        synchronized (out) {
+            running.put(jobId, "starting");
+            if (style.verbosity() == Verbosity.VERBOSE) {
+                line("[" + done + "/" + total + "] start " + jobId + " on " + worker
+                        + (attempt > 1 ? " (attempt " + attempt + ")" : ""));
+            }
+            status();
+        }
+    }
+
+    @Override
+    public void phase(String jobId, Phase phase) {
+        synchronized (out) {
+            String previous = running.put(jobId, phase.wireName());
+            if (style.verbosity() == Verbosity.VERBOSE && !phase.wireName().equals(previous)) {
+                line("    " + jobId + ": " + phase.wireName());
+            }
+            status();
+        }
     }
 
     @Override
     public void finished(JobOutcome o) {
-        int n = done.incrementAndGet();
-        StringBuilder line = new StringBuilder()
-                .append('[').append(n).append('/').append(total).append("] ")
-                .append(o.id()).append(' ').append(o.outcome().wireName());
-        if (o.worker() != null) {
-            line.append(" on ").append(o.worker());
-        }
-        line.append(" (").append(seconds(o.totalMs())).append(')');
-        if (o.outcome() != Outcome.SUCCEEDED && o.message() != null) {
-            line.append(": ").append(o.message());
-        }
         synchronized (out) {
-            out.println(line);
-            o.warnings().forEach(w -> out.println("    warning: " + w));
-            if (o.outcome() != Outcome.SUCCEEDED && o.logTail() != null && !o.logTail().isBlank()) {
-                o.logTail().lines().skip(Math.max(0, o.logTail().lines().count() - 15))
-                        .forEach(l -> out.println("    | " + l));
-                if (o.logPath() != null) {
-                    out.println("    full log: " + o.logPath());
+            running.remove(o.id());
+            done++;
+            boolean ok = o.outcome() == Outcome.SUCCEEDED;
+            boolean show = !ok || style.verbosity() == Verbosity.VERBOSE
+                    || (style.verbosity() == Verbosity.NORMAL && (!style.statusLine() || !o.warnings().isEmpty()));
+            if (show) {
+                StringBuilder text = new StringBuilder()
+                        .append('[').append(done).append('/').append(total).append("] ")
+                        .append(o.id()).append(' ').append(paint(o.outcome(), o.outcome().wireName()));
+                if (o.worker() != null) {
+                    text.append(" on ").append(o.worker());
+                }
+                text.append(" (").append(seconds(o.totalMs())).append(')');
+                if (!ok && o.message() != null) {
+                    text.append(": ").append(o.message());
+                }
+                line(text.toString());
+                if (style.verbosity() != Verbosity.QUIET) {
+                    o.warnings().forEach(w -> line("    warning: " + w));
+                }
+                if (!ok && o.logTail() != null && !o.logTail().isBlank()) {
+                    List<String> tail = o.logTail().lines().toList();
+                    tail.subList(Math.max(0, tail.size() - TAIL_LINES), tail.size()).forEach(l -> line("    | " + l));
+                }
+                if (!ok && o.logPath() != null) {
+                    line("    full log: " + o.logPath());
                 }
             }
+            status();
         }
     }
 
-    /** The closing table: one row per job in manifest order. */
-    public void summary(List<JobOutcome> jobs, String targetLine, String reportPath) {
-        int idWidth = Math.max(2, jobs.stream().mapToInt(j -> j.id().length()).max().orElse(2));
-        String format = "%-" + idWidth + "s  %-9s  %8s  %8s  %8s  %-7s  %s%n";
-        synchronized (out) {
-            out.println();
-            out.println(targetLine);
-            out.printf(format, "id", "outcome", "queue", "config", "build", "worker", "archs found");
-            for (JobOutcome j : jobs) {
-                String archs = j.artifacts().stream().flatMap(a -> a.archs().stream()).distinct()
-                        .reduce((a, b) -> a + " " + b).orElse("");
-                out.printf(format, j.id(), j.outcome().wireName(), seconds(j.queueWaitMs()),
-                        seconds(j.configureMs()), seconds(j.buildMs() + j.commandMs()),
-                        j.worker() == null ? "-" : j.worker(), archs);
-            }
-            long ok = jobs.stream().filter(j -> j.outcome() == Outcome.SUCCEEDED).count();
-            out.printf("%d of %d jobs succeeded. Report: %s%n", ok, jobs.size(), reportPath);
+    /** Verbose output names each worker start and death as it happens. */
+    @Override
+    public void accept(WorkerEvent e) {
+        if (style.verbosity() != Verbosity.VERBOSE) {
+            return;
         }
+        synchronized (out) {
+            line("    worker " + e.worker() + " " + e.event().replace('_', ' ')
+                    + (e.pid() == null ? "" : " (pid " + e.pid() + ")")
+                    + (e.reason() == null ? "" : ": " + e.reason()));
+            status();
+        }
+    }
+
+    /** The closing table, one row per job in manifest order, and where the report is. */
+    public void summary(List<JobOutcome> jobs, String targetLine, String reportPath) {
+        synchronized (out) {
+            clearStatus();
+            long ok = jobs.stream().filter(j -> j.outcome() == Outcome.SUCCEEDED).count();
+            if (style.verbosity() != Verbosity.QUIET) {
+                int idWidth = Math.max(2, jobs.stream().mapToInt(j -> j.id().length()).max().orElse(2));
+                String format = "%-" + idWidth + "s  %s  %8s  %8s  %8s  %8s  %8s  %-7s  %s%n";
+                out.println();
+                out.println(targetLine);
+                out.printf(format, "id", pad("outcome"), "time", "queue", "config", "build", "inspect", "worker",
+                        "archs found");
+                for (JobOutcome j : jobs) {
+                    String archs = String.join(" ", j.artifacts().stream().flatMap(a -> a.archs().stream())
+                            .distinct().toList());
+                    out.printf(format, j.id(), paint(j.outcome(), pad(j.outcome().wireName())),
+                            seconds(j.totalMs()), seconds(j.queueWaitMs()), seconds(j.configureMs()),
+                            seconds(j.buildMs() + j.commandMs()), seconds(j.inspectMs()),
+                            j.worker() == null ? "-" : j.worker(), archs);
+                }
+            }
+            out.printf("%d of %d jobs succeeded. Report: %s%n", ok, jobs.size(), reportPath);
+            out.flush();
+        }
+    }
+
+    private void line(String text) {
+        clearStatus();
+        out.println(text);
+    }
+
+    private void status() {
+        if (!style.statusLine()) {
+            return;
+        }
+        StringBuilder text = new StringBuilder("[" + done + "/" + total + "]");
+        if (!running.isEmpty()) {
+            text.append(" running: ");
+            int shown = 0;
+            for (Map.Entry<String, String> r : running.entrySet()) {
+                String item = (shown == 0 ? "" : ", ") + r.getKey() + " (" + r.getValue() + ")";
+                String more = " +" + (running.size() - shown);
+                if (shown > 0 && text.length() + item.length() + more.length() > width - 1) {
+                    text.append(more);
+                    break;
+                }
+                text.append(item);
+                shown++;
+            }
+        }
+        String shownText = text.length() > width - 1 ? text.substring(0, width - 1) : text.toString();
+        out.print(CLEAR_LINE + shownText);
+        out.flush();
+        statusShown = true;
+    }
+
+    private void clearStatus() {
+        if (statusShown) {
+            out.print(CLEAR_LINE);
+            statusShown = false;
+        }
+    }
+
+    private String paint(Outcome outcome, String text) {
+        if (!style.color()) {
+            return text;
+        }
+        String code = switch (outcome) {
+            case SUCCEEDED -> "32";
+            case CANCELLED -> "33";
+            default -> "31";
+        };
+        return "\033[" + code + "m" + text + "\033[0m";
+    }
+
+    private static String pad(String outcome) {
+        return String.format(Locale.ROOT, "%-9s", outcome);
     }
 
     private static String seconds(long ms) {
-        return String.format("%.1fs", ms / 1000.0);
+        return String.format(Locale.ROOT, "%.1fs", ms / 1000.0);
     }
 }

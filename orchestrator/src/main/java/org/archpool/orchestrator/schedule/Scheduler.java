@@ -14,6 +14,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.archpool.orchestrator.pool.Worker;
 import org.archpool.orchestrator.pool.WorkerFailedException;
+import org.archpool.orchestrator.pool.WorkerFailure;
 import org.archpool.orchestrator.pool.WorkerPool;
 import org.archpool.orchestrator.verify.ArtifactVerifier;
 import org.archpool.orchestrator.verify.Verdict;
@@ -76,6 +77,16 @@ public final class Scheduler implements AutoCloseable {
         CompletableFuture<JobOutcome> future = new CompletableFuture<>();
         queue.add(new Queued(job, future, clock.millis()));
         return future;
+    }
+
+    /** @return how many jobs wait for a worker now */
+    public int queued() {
+        return (int) queue.stream().filter(q -> q != STOP).count();
+    }
+
+    /** @return how many slots run a job now */
+    public int busy() {
+        return running.size();
     }
 
     /**
@@ -167,9 +178,11 @@ public final class Scheduler implements AutoCloseable {
                 pool.jobFinished(slot, worker);
                 return fromResult(job, result, worker.id(), attempt, attemptStart, queueWait, dispatchedAt, failures);
             } catch (ExecutionException e) {
-                String reason = e.getCause() instanceof WorkerFailedException w ? w.getMessage() : String.valueOf(e.getCause());
+                WorkerFailure cause = e.getCause() instanceof WorkerFailedException w ? w.failure() : WorkerFailure.IO;
+                String reason = e.getCause() instanceof WorkerFailedException w ? w.getMessage()
+                        : String.valueOf(e.getCause());
                 failures.add(reason);
-                pool.discard(slot, worker, reason);
+                pool.discard(slot, worker, cause, reason);
                 if (interrupted) {
                     return new JobOutcome(job.id(), job.kind(), Outcome.CANCELLED, null, null, worker.id(), attempt,
                             attemptStart, queueWait, 0, 0, 0, 0, clock.millis() - dispatchedAt, null, request.logPath(), null,
@@ -179,7 +192,7 @@ public final class Scheduler implements AutoCloseable {
                 String reason = "worker " + worker.id() + " gave no answer " + WORKER_ANSWER_GRACE_MS
                         + " ms past the job's time limit; it was killed";
                 failures.add(reason);
-                pool.discard(slot, worker, reason);
+                pool.discard(slot, worker, WorkerFailure.NO_ANSWER, reason);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 worker.cancel(request.requestId());

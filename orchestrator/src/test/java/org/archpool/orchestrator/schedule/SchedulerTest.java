@@ -106,7 +106,7 @@ class SchedulerTest {
 
                 public CompletableFuture<BuildResult> execute(BuildRequest r, Consumer<Phase> p) {
                     dead = true;
-                    return CompletableFuture.failedFuture(new WorkerFailedException("worker " + id + " exited with status 137"));
+                    return CompletableFuture.failedFuture(new WorkerFailedException(org.archpool.orchestrator.pool.WorkerFailure.EXIT, "worker " + id + " exited with status 137"));
                 }
 
                 public void cancel(String requestId) {

@@ -12,14 +12,10 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import org.archpool.worker.inspect.ParallelBuilds.Build;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -54,11 +50,11 @@ class AmdCodeObjectReaderToolchainTest {
     private static final String GFX1100 = "--offload-arch=gfx1100";
 
     @TempDir
-    static Path builds;
+    static Path buildRoot;
 
     private static HipCompiler hip;
-    private static ExecutorService pool;
-    private static final Map<String, Future<Map<String, Inspected>>> BUILT = new ConcurrentHashMap<>();
+    /** Each build's code objects, by bundle target ID, from {@link #inspect}. */
+    private static ParallelBuilds<Map<String, Inspected>> builds;
 
     /** One code object of a bundle: what this reader says, what llvm-readelf says, and the bytes. */
     record Inspected(String bundleTarget, AmdCodeObject read, Readelf readelf, byte[] image) {
@@ -69,15 +65,11 @@ class AmdCodeObjectReaderToolchainTest {
             Map<String, Boolean> kernels) {
     }
 
-    private interface Build {
-        Path in(Path directory) throws Exception;
-    }
-
     /** Starts every build at once; each test waits for the ones it reads. */
     @BeforeAll
     static void buildAll() throws Exception {
         hip = HipCompiler.require();
-        pool = Executors.newFixedThreadPool(Math.max(2, Runtime.getRuntime().availableProcessors()));
+        builds = new ParallelBuilds<>(buildRoot);
         // Debian hipcc (clang 14): code object V4 by default, optimised by default
         build("hipcc-printf", d -> hip.hipcc(d, HipCompiler.PRINTF_SOURCE, "k.o", "--offload-arch=gfx90a", C));
         build("hipcc-printf-O0", d -> hip.hipcc(d, HipCompiler.PRINTF_SOURCE, "k.o", "--offload-arch=gfx90a", C,
@@ -106,33 +98,19 @@ class AmdCodeObjectReaderToolchainTest {
 
     @AfterAll
     static void stopBuilding() {
-        if (pool != null) {
-            pool.shutdownNow();
+        if (builds != null) {
+            builds.close();
         }
     }
 
-    private static void build(String name, Build build) throws IOException {
-        Path directory = Files.createDirectory(builds.resolve(name));
-        BUILT.put(name, pool.submit(() -> inspect(build.in(directory))));
-    }
-
-    /** @return the code objects of the build, by bundle target ID, after the cross-checks common to all */
-    private static Map<String, Inspected> built(String name) throws Exception {
-        Future<Map<String, Inspected>> future = BUILT.get(name);
-        assertThat(future).as("a build named " + name).isNotNull();
-        try {
-            return future.get();
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof Exception cause) {
-                throw cause;
-            }
-            throw (Error) e.getCause();
-        }
+    /** Starts a build whose output, an object file, is then {@link #inspect inspected} on the same thread. */
+    private static void build(String name, Build<Path> build) throws IOException {
+        builds.submit(name, d -> inspect(build.in(d)));
     }
 
     /** @return the one code object of a build for the given target ID */
     private static AmdCodeObject codeObject(String build, String targetId) throws Exception {
-        Map<String, Inspected> objects = built(build);
+        Map<String, Inspected> objects = builds.get(build);
         assertThat(objects).containsKey(targetId);
         return objects.get(targetId).read();
     }
@@ -184,7 +162,7 @@ class AmdCodeObjectReaderToolchainTest {
     @Test
     void hipccCodeObjectV3() throws Exception {
         // V3 has on/off bits only, and LLVM sets a bit for "any" too: sramecc, not asked for, reads as on
-        Map<String, Inspected> objects = built("hipcc-v3");
+        Map<String, Inspected> objects = builds.get("hipcc-v3");
         assertThat(objects).containsOnlyKeys("gfx90a:xnack+"); // the bundle entry is named hip-, not hipv4-
         Inspected v3 = objects.get("gfx90a:xnack+");
 
@@ -199,7 +177,7 @@ class AmdCodeObjectReaderToolchainTest {
 
     @Test
     void clangPrintfOnGfx942AndGfx1100() throws Exception {
-        Map<String, Inspected> objects = built("clang-printf");
+        Map<String, Inspected> objects = builds.get("clang-printf");
         assertThat(objects).containsOnlyKeys("gfx942", "gfx1100");
 
         for (Inspected inspected : objects.values()) {
@@ -213,7 +191,7 @@ class AmdCodeObjectReaderToolchainTest {
 
     @Test
     void clangAssertNeedsHostcall() throws Exception {
-        Map<String, Inspected> objects = built("clang-assert");
+        Map<String, Inspected> objects = builds.get("clang-assert");
         assertThat(objects).containsOnlyKeys("gfx942", "gfx1100");
 
         for (Inspected inspected : objects.values()) {
@@ -223,7 +201,7 @@ class AmdCodeObjectReaderToolchainTest {
 
     @Test
     void clangKernelWithoutPrintfNeedsNoHostcall() throws Exception {
-        Map<String, Inspected> objects = built("clang-kernel");
+        Map<String, Inspected> objects = builds.get("clang-kernel");
         assertThat(objects).containsOnlyKeys("gfx942", "gfx1100");
 
         for (Inspected inspected : objects.values()) {
@@ -245,7 +223,7 @@ class AmdCodeObjectReaderToolchainTest {
 
     @Test
     void clangCodeObjectV6ForGenericTargets() throws Exception {
-        Map<String, Inspected> objects = built("clang-v6-generic");
+        Map<String, Inspected> objects = builds.get("clang-v6-generic");
         assertThat(objects).containsOnlyKeys("gfx9-generic", "gfx11-generic");
 
         for (Inspected inspected : objects.values()) {
@@ -263,7 +241,7 @@ class AmdCodeObjectReaderToolchainTest {
     void mutatedRealCodeObjectsOnlyEverGiveIoExceptions() throws Exception {
         AmdCodeObjectReader reader = new AmdCodeObjectReader();
         for (String build : List.of("hipcc-printf", "clang-printf")) {
-            for (Inspected inspected : built(build).values()) {
+            for (Inspected inspected : builds.get(build).values()) {
                 ElfSection note = ElfFile.of(ByteBuffer.wrap(inspected.image())).findSection(".note").orElseThrow();
                 int accepted = AmdCodeObjectReaderTest.fuzz(reader, inspected.image(), 2000,
                         inspected.bundleTarget().hashCode(), (int) note.offset(), (int) note.size());

@@ -14,15 +14,9 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.TreeMap;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 
 import org.archpool.worker.inspect.FatbinEntry.Kind;
 import org.archpool.worker.inspect.FatbinEntry.Variant;
@@ -49,15 +43,14 @@ class CudaArchReaderNvccTest {
 
     /** Holds one subdirectory per binary built in {@link #buildAll()}. */
     @TempDir
-    static Path builds;
+    static Path buildRoot;
 
     /** For tests that modify a binary: they copy it here first. */
     @TempDir
     Path dir;
 
     private static Nvcc nvcc;
-    private static ExecutorService pool;
-    private static final Map<String, Future<Path>> BUILT = new ConcurrentHashMap<>();
+    private static ParallelBuilds<Path> builds;
 
     private final CudaArchReader reader = new CudaArchReader();
 
@@ -72,38 +65,39 @@ class CudaArchReaderNvccTest {
             return;
         }
         nvcc = found.get();
-        pool = Executors.newFixedThreadPool(Math.max(2, Runtime.getRuntime().availableProcessors()));
-        build("sm90", d -> nvcc.sharedLibrary(d, SM_90));
-        build("sm90a", d -> nvcc.sharedLibrary(d, "-arch=sm_90a"));
-        build("all-major", d -> nvcc.sharedLibrary(d, "-arch=all-major"));
-        build("80+90", d -> nvcc.sharedLibrary(d, "-gencode=arch=compute_80,code=sm_80", SM_90));
-        build("90+ptx", d -> nvcc.sharedLibrary(d, SM_90_AND_PTX));
-        build("object", d -> nvcc.compile(d, "k.cu", Nvcc.KERNEL_SOURCE, "k.o", "-c", SM_90));
-        build("executable", d -> nvcc.compile(d, "main.cu", Nvcc.PROGRAM_SOURCE, "app", SM_90));
-        build("default", d -> nvcc.sharedLibrary(d));
-        build("two-units", d -> {
+        builds = new ParallelBuilds<>(buildRoot);
+        builds.submit("sm90", d -> nvcc.sharedLibrary(d, SM_90));
+        builds.submit("sm90a", d -> nvcc.sharedLibrary(d, "-arch=sm_90a"));
+        builds.submit("all-major", d -> nvcc.sharedLibrary(d, "-arch=all-major"));
+        builds.submit("80+90", d -> nvcc.sharedLibrary(d, "-gencode=arch=compute_80,code=sm_80", SM_90));
+        builds.submit("90+ptx", d -> nvcc.sharedLibrary(d, SM_90_AND_PTX));
+        builds.submit("object", d -> nvcc.compile(d, "k.cu", Nvcc.KERNEL_SOURCE, "k.o", "-c", SM_90));
+        builds.submit("executable", d -> nvcc.compile(d, "main.cu", Nvcc.PROGRAM_SOURCE, "app", SM_90));
+        builds.submit("default", d -> nvcc.sharedLibrary(d));
+        builds.submit("two-units", d -> {
             Files.writeString(d.resolve("k.cu"), Nvcc.KERNEL_SOURCE);
             return nvcc.compile(d, "k2.cu", Nvcc.SECOND_KERNEL_SOURCE, "libk.so",
                     "-shared", XCOMPILER, FPIC, SM_90, "k.cu");
         });
-        build("rdc", d -> nvcc.compile(d, "k.cu", Nvcc.KERNEL_SOURCE, "k.o", "-c", "-rdc=true", SM_90));
-        build("lto", d -> nvcc.compile(d, "k.cu", Nvcc.KERNEL_SOURCE, "k.o",
+        builds.submit("rdc", d -> nvcc.compile(d, "k.cu", Nvcc.KERNEL_SOURCE, "k.o", "-c", "-rdc=true", SM_90));
+        builds.submit("lto", d -> nvcc.compile(d, "k.cu", Nvcc.KERNEL_SOURCE, "k.o",
                 "-c", "-rdc=true", "-gencode=arch=compute_90,code=lto_90"));
-        build("debug", d -> nvcc.compile(d, "k.cu", Nvcc.KERNEL_SOURCE, "k.o", "-c", "-G", SM_90));
-        build("linked-for-other-arch", d -> {
+        builds.submit("debug", d -> nvcc.compile(d, "k.cu", Nvcc.KERNEL_SOURCE, "k.o", "-c", "-G", SM_90));
+        builds.submit("linked-for-other-arch", d -> {
             nvcc.compile(d, "k.cu", Nvcc.KERNEL_SOURCE, "k.o", "-c", XCOMPILER, FPIC,
                     "-gencode=arch=compute_80,code=sm_80");
             return nvcc.link(d, "libk.so", "-shared", SM_90, "k.o");
         });
         if (nvcc.atLeast(12, 8)) {
-            build("sm100a", d -> nvcc.sharedLibrary(d, "-gencode=arch=compute_100a,code=sm_100a"));
-            build("compress-none", d -> nvcc.compile(d, "k.cu", Nvcc.KERNEL_SOURCE, "k.o",
+            builds.submit("sm100a", d -> nvcc.sharedLibrary(d, "-gencode=arch=compute_100a,code=sm_100a"));
+            builds.submit("compress-none", d -> nvcc.compile(d, "k.cu", Nvcc.KERNEL_SOURCE, "k.o",
                     "-c", SM_90_AND_PTX, "--compress-mode=none"));
-            build("compress-speed", d -> nvcc.compile(d, "k.cu", Nvcc.KERNEL_SOURCE, "k.o",
+            builds.submit("compress-speed", d -> nvcc.compile(d, "k.cu", Nvcc.KERNEL_SOURCE, "k.o",
                     "-c", SM_90_AND_PTX, "--compress-mode=speed"));
         }
         if (nvcc.atLeast(12, 9)) {
-            build("sm100f", d -> nvcc.sharedLibrary(d, "-gencode=arch=compute_100f,code=[sm_100f,compute_100f]"));
+            builds.submit("sm100f",
+                    d -> nvcc.sharedLibrary(d, "-gencode=arch=compute_100f,code=[sm_100f,compute_100f]"));
         }
     }
 
@@ -114,43 +108,20 @@ class CudaArchReaderNvccTest {
 
     @AfterAll
     static void stopBuilding() {
-        if (pool != null) {
-            pool.shutdownNow();
-        }
-    }
-
-    private interface Build {
-        Path in(Path directory) throws Exception;
-    }
-
-    private static void build(String name, Build build) throws IOException {
-        Path directory = Files.createDirectory(builds.resolve(name));
-        BUILT.put(name, pool.submit(() -> build.in(directory)));
-    }
-
-    /** @return the binary built under that name, waiting for it; its build's failure fails the calling test */
-    private static Path built(String name) throws Exception {
-        Future<Path> future = BUILT.get(name);
-        assertThat(future).as("a build named " + name).isNotNull();
-        try {
-            return future.get();
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof Exception cause) {
-                throw cause;
-            }
-            throw (Error) e.getCause();
+        if (builds != null) {
+            builds.close();
         }
     }
 
     /** @return a copy, in this test's own directory, of a built binary, to modify */
     private Path copyOf(String name) throws Exception {
-        Path original = built(name);
+        Path original = builds.get(name);
         return Files.copy(original, dir.resolve(name + "-" + original.getFileName()));
     }
 
     @Test
     void sharedLibraryForSm90Only() throws Exception {
-        Path lib = built("sm90");
+        Path lib = builds.get("sm90");
 
         List<FatbinEntry> entries = reader.read(lib);
 
@@ -172,7 +143,7 @@ class CudaArchReaderNvccTest {
 
     @Test
     void archSm90aIsTheArchitectureSpecificVariant() throws Exception {
-        Path lib = built("sm90a");
+        Path lib = builds.get("sm90a");
 
         List<FatbinEntry> entries = reader.read(lib);
 
@@ -196,7 +167,7 @@ class CudaArchReaderNvccTest {
      */
     @Test
     void allMajorHoldsTheFirstArchitectureOfEachMajorVersion() throws Exception {
-        Path lib = built("all-major");
+        Path lib = builds.get("all-major");
 
         TreeMap<Integer, Integer> firstOfMajor = new TreeMap<>();
         for (String code : nvcc.listGpuCode()) {
@@ -212,7 +183,7 @@ class CudaArchReaderNvccTest {
 
     @Test
     void twoGencodesGiveTwoCubinsPerBlob() throws Exception {
-        Path lib = built("80+90");
+        Path lib = builds.get("80+90");
 
         List<FatbinEntry> entries = reader.read(lib);
 
@@ -225,7 +196,7 @@ class CudaArchReaderNvccTest {
 
     @Test
     void realArchitecturePlusPtx() throws Exception {
-        Path lib = built("90+ptx");
+        Path lib = builds.get("90+ptx");
 
         List<FatbinEntry> entries = reader.read(lib);
 
@@ -242,8 +213,8 @@ class CudaArchReaderNvccTest {
     @Test
     void compressModeDecidesWhetherPtxIsCompressed() throws Exception {
         assumeTrue(nvcc.atLeast(12, 8), "--compress-mode needs CUDA 12.8+, this is " + nvcc.release());
-        Path none = built("compress-none");
-        Path speed = built("compress-speed");
+        Path none = builds.get("compress-none");
+        Path speed = builds.get("compress-speed");
 
         assertThat(reader.read(none)).filteredOn(e -> e.kind() == Kind.PTX).extracting(FatbinEntry::compressed)
                 .containsExactly(false);
@@ -253,7 +224,7 @@ class CudaArchReaderNvccTest {
 
     @Test
     void objectFileHasOneBlob() throws Exception {
-        Path object = built("object");
+        Path object = builds.get("object");
 
         try (ElfFile elf = ElfFile.open(object)) {
             assertThat(elf.type()).isEqualTo(ElfFile.ET_REL);
@@ -264,7 +235,7 @@ class CudaArchReaderNvccTest {
 
     @Test
     void executable() throws Exception {
-        Path exe = built("executable");
+        Path exe = builds.get("executable");
 
         try (ElfFile elf = ElfFile.open(exe)) {
             assertThat(elf.type()).isIn(ElfFile.ET_EXEC, ElfFile.ET_DYN); // ET_DYN when PIE
@@ -275,7 +246,7 @@ class CudaArchReaderNvccTest {
     @Test
     void noArchitectureOptionGivesTheToolkitDefault() throws Exception {
         assumeTrue(nvcc.major() == 13, "the default architecture was measured for CUDA 13, this is " + nvcc.release());
-        Path lib = built("default");
+        Path lib = builds.get("default");
 
         assertThat(reader.archNames(lib)).containsExactlyInAnyOrder("compute_75", "sm_75");
     }
@@ -283,7 +254,7 @@ class CudaArchReaderNvccTest {
     @Test
     void familySpecificSm100f() throws Exception {
         assumeTrue(nvcc.atLeast(12, 9), "family-specific targets need CUDA 12.9+, this is " + nvcc.release());
-        Path lib = built("sm100f");
+        Path lib = builds.get("sm100f");
 
         List<FatbinEntry> entries = reader.read(lib);
 
@@ -296,14 +267,14 @@ class CudaArchReaderNvccTest {
     @Test
     void architectureSpecificSm100a() throws Exception {
         assumeTrue(nvcc.atLeast(12, 8), "sm_100a needs CUDA 12.8+, this is " + nvcc.release());
-        Path lib = built("sm100a");
+        Path lib = builds.get("sm100a");
 
         assertThat(reader.archNames(lib)).containsExactly("sm_100a");
     }
 
     @Test
     void libraryOfTwoTranslationUnitsHasABlobPerUnit() throws Exception {
-        Path lib = built("two-units");
+        Path lib = builds.get("two-units");
 
         List<FatbinEntry> entries = reader.read(lib);
 
@@ -317,7 +288,7 @@ class CudaArchReaderNvccTest {
 
     @Test
     void theLinkStepsArchitectureAloneDoesNotCount() throws Exception {
-        Path lib = built("linked-for-other-arch");
+        Path lib = builds.get("linked-for-other-arch");
 
         assertThat(reader.read(lib)).extracting(FatbinEntry::archName).contains("sm_80", "sm_90");
         assertThat(reader.read(lib)).filteredOn(e -> e.sm() == 90).extracting(FatbinEntry::isEmptyCubin)
@@ -327,7 +298,7 @@ class CudaArchReaderNvccTest {
 
     @Test
     void relocatableDeviceCodeLivesInItsOwnSection() throws Exception {
-        Path object = built("rdc");
+        Path object = builds.get("rdc");
 
         assertThat(reader.read(object)).isEmpty();
         assertThat(reader.readRelocatable(object)).extracting(FatbinEntry::archName).containsExactly("sm_90");
@@ -338,7 +309,7 @@ class CudaArchReaderNvccTest {
 
     @Test
     void ltoIntermediate() throws Exception {
-        Path object = built("lto");
+        Path object = builds.get("lto");
 
         assertThat(reader.readRelocatable(object)).extracting(FatbinEntry::kind, FatbinEntry::archName)
                 .containsExactly(tuple(Kind.LTO_IR, "lto_90"));
@@ -346,7 +317,7 @@ class CudaArchReaderNvccTest {
 
     @Test
     void debugCubinHasALargerEntryHeader() throws Exception {
-        Path object = built("debug");
+        Path object = builds.get("debug");
 
         assertThat(reader.read(object)).extracting(FatbinEntry::archName).containsExactly("sm_90");
     }

@@ -17,12 +17,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import org.archpool.worker.inspect.OffloadBundle.Compression;
@@ -52,62 +47,49 @@ class OffloadBundleToolchainTest {
 
     /** Holds one subdirectory per binary built in {@link #buildAll()}. */
     @TempDir
-    static Path builds;
+    static Path buildRoot;
 
     /** For files the tests write. */
     @TempDir
     Path dir;
 
     private static HipCompiler hip;
-    private static ExecutorService pool;
-    private static final Map<String, Future<Path>> BUILT = new ConcurrentHashMap<>();
+    private static ParallelBuilds<Path> builds;
 
     /** Starts every build at once (a few seconds each), so that the tests mostly wait in parallel. */
     @BeforeAll
     static void buildAll() throws Exception {
         hip = HipCompiler.require();
-        pool = Executors.newFixedThreadPool(Math.max(2, Runtime.getRuntime().availableProcessors()));
-        build("hipcc-object", d -> hip.hipcc(d, HipCompiler.KERNEL_SOURCE, "k.o", "-c", GFX90A));
-        build("hipcc-library", d -> hip.hipcc(d, HipCompiler.KERNEL_SOURCE, "libk.so", "-shared", "-fPIC", GFX90A));
-        build("hipcc-executable", d -> hip.hipcc(d, PROGRAM_SOURCE, "app", GFX90A));
-        build("hipcc-two-archs", d -> hip.hipcc(d, HipCompiler.KERNEL_SOURCE, "k.o", "-c",
+        builds = new ParallelBuilds<>(buildRoot);
+        builds.submit("hipcc-object", d -> hip.hipcc(d, HipCompiler.KERNEL_SOURCE, "k.o", "-c", GFX90A));
+        builds.submit("hipcc-library", d -> hip.hipcc(d, HipCompiler.KERNEL_SOURCE, "libk.so", "-shared", "-fPIC",
+                GFX90A));
+        builds.submit("hipcc-executable", d -> hip.hipcc(d, PROGRAM_SOURCE, "app", GFX90A));
+        builds.submit("hipcc-two-archs", d -> hip.hipcc(d, HipCompiler.KERNEL_SOURCE, "k.o", "-c",
                 "--offload-arch=gfx906", "--offload-arch=gfx90a:xnack+"));
-        build("hipcc-default", d -> hip.hipcc(d, HipCompiler.KERNEL_SOURCE, "k.o", "-c"));
-        build("hipcc-two-units", d -> {
+        builds.submit("hipcc-default", d -> hip.hipcc(d, HipCompiler.KERNEL_SOURCE, "k.o", "-c"));
+        builds.submit("hipcc-two-units", d -> {
             Files.writeString(d.resolve("k2.hip"), SECOND_SOURCE);
             return hip.hipcc(d, HipCompiler.KERNEL_SOURCE, "libk.so", "-shared", "-fPIC", GFX90A, "k2.hip");
         });
-        build("hipcc-rdc", d -> hip.hipcc(d, HipCompiler.KERNEL_SOURCE, "k.o", "-c", "-fgpu-rdc", GFX90A));
-        build("clang-three-archs", d -> hip.clang(d, HipCompiler.KERNEL_SOURCE, "k.o", "-c", CLANG_ARCHS));
-        build("clang-compressed", d -> hip.clang(d, HipCompiler.KERNEL_SOURCE, "k.o", "-c", CLANG_ARCHS,
+        builds.submit("hipcc-rdc", d -> hip.hipcc(d, HipCompiler.KERNEL_SOURCE, "k.o", "-c", "-fgpu-rdc", GFX90A));
+        builds.submit("clang-three-archs", d -> hip.clang(d, HipCompiler.KERNEL_SOURCE, "k.o", "-c", CLANG_ARCHS));
+        builds.submit("clang-compressed", d -> hip.clang(d, HipCompiler.KERNEL_SOURCE, "k.o", "-c", CLANG_ARCHS,
                 "--offload-compress"));
-        build("clang-compressed-two-units", d -> {
+        builds.submit("clang-compressed-two-units", d -> {
             Files.writeString(d.resolve("k2.hip"), SECOND_SOURCE);
             return hip.clang(d, HipCompiler.KERNEL_SOURCE, "libk.so", "-shared", "-fPIC", GFX90A,
                     "--offload-compress", "k2.hip");
         });
-        build("clang-rdc", d -> hip.clang(d, HipCompiler.KERNEL_SOURCE, "k.o", "-c", "-fgpu-rdc",
+        builds.submit("clang-rdc", d -> hip.clang(d, HipCompiler.KERNEL_SOURCE, "k.o", "-c", "-fgpu-rdc",
                 "--offload-arch=gfx90a,gfx942", "--offload-compress"));
     }
 
     @AfterAll
     static void stopBuilding() {
-        if (pool != null) {
-            pool.shutdownNow();
+        if (builds != null) {
+            builds.close();
         }
-    }
-
-    private interface Build {
-        Path in(Path directory) throws Exception;
-    }
-
-    private static void build(String name, Build build) throws IOException {
-        Path directory = Files.createDirectory(builds.resolve(name));
-        BUILT.put(name, pool.submit(() -> build.in(directory)));
-    }
-
-    private static Path built(String name) throws Exception {
-        return BUILT.get(name).get(10, TimeUnit.MINUTES);
     }
 
     private static ByteBuffer fatbin(Path binary) throws IOException {
@@ -120,7 +102,7 @@ class OffloadBundleToolchainTest {
 
     @Test
     void hipccObject() throws Exception {
-        OffloadBundle bundle = crossChecked(fatbin(built("hipcc-object")));
+        OffloadBundle bundle = crossChecked(fatbin(builds.get("hipcc-object")));
 
         assertThat(bundle.compression()).isEqualTo(Compression.NONE);
         assertThat(bundle.entries()).extracting(OffloadBundleEntry::id)
@@ -139,7 +121,7 @@ class OffloadBundleToolchainTest {
     @Test
     void hipccSharedLibraryAndExecutable() throws Exception {
         for (String name : List.of("hipcc-library", "hipcc-executable")) {
-            OffloadBundle bundle = crossChecked(fatbin(built(name)));
+            OffloadBundle bundle = crossChecked(fatbin(builds.get(name)));
 
             assertThat(bundle.deviceEntries()).extracting(OffloadBundleEntry::targetId).containsExactly("gfx90a");
         }
@@ -147,7 +129,7 @@ class OffloadBundleToolchainTest {
 
     @Test
     void hipccTwoArchsWithAFeature() throws Exception {
-        OffloadBundle bundle = crossChecked(fatbin(built("hipcc-two-archs")));
+        OffloadBundle bundle = crossChecked(fatbin(builds.get("hipcc-two-archs")));
 
         assertThat(bundle.deviceEntries()).extracting(OffloadBundleEntry::targetId)
                 .containsExactly("gfx906", "gfx90a:xnack+");
@@ -156,7 +138,7 @@ class OffloadBundleToolchainTest {
     /** With no --offload-arch (and no GPU for rocm_agent_enumerator to find) hipcc silently builds for gfx803. */
     @Test
     void hipccWithoutAnArchBuildsGfx803() throws Exception {
-        OffloadBundle bundle = crossChecked(fatbin(built("hipcc-default")));
+        OffloadBundle bundle = crossChecked(fatbin(builds.get("hipcc-default")));
 
         assertThat(bundle.deviceEntries()).extracting(OffloadBundleEntry::id)
                 .containsExactly("hipv4-amdgcn-amd-amdhsa--gfx803");
@@ -164,7 +146,7 @@ class OffloadBundleToolchainTest {
 
     @Test
     void clang19ThreeArchs() throws Exception {
-        ByteBuffer section = fatbin(built("clang-three-archs"));
+        ByteBuffer section = fatbin(builds.get("clang-three-archs"));
         OffloadBundle bundle = crossChecked(section);
 
         assertThat(bundle.entries()).extracting(OffloadBundleEntry::id).containsExactly(CLANG_HOST,
@@ -176,8 +158,8 @@ class OffloadBundleToolchainTest {
 
     @Test
     void sectionPaddingAsMeasured() throws Exception {
-        ByteBuffer hipcc = fatbin(built("hipcc-object"));
-        ByteBuffer clang = fatbin(built("clang-three-archs"));
+        ByteBuffer hipcc = fatbin(builds.get("hipcc-object"));
+        ByteBuffer clang = fatbin(builds.get("clang-three-archs"));
 
         assertThat(hipcc.remaining() - bundleEnd(hipcc)).as("clang 14: one zero byte after the bundle").isEqualTo(1);
         assertThat(hipcc.get(hipcc.limit() - 1)).isZero();
@@ -186,7 +168,7 @@ class OffloadBundleToolchainTest {
 
     @Test
     void clang19CompressedObjectIsZstdVersion2() throws Exception {
-        ByteBuffer section = fatbin(built("clang-compressed"));
+        ByteBuffer section = fatbin(builds.get("clang-compressed"));
         ByteBuffer le = section.duplicate().order(ByteOrder.LITTLE_ENDIAN);
 
         OffloadBundle bundle = crossChecked(section);
@@ -211,7 +193,7 @@ class OffloadBundleToolchainTest {
     @Test
     void librariesOfTwoUnitsHoldTwoBundles() throws Exception {
         for (String name : List.of("hipcc-two-units", "clang-compressed-two-units")) {
-            ByteBuffer section = fatbin(built(name));
+            ByteBuffer section = fatbin(builds.get(name));
 
             List<OffloadBundle> bundles = OffloadBundle.readAll(section, ALL);
 
@@ -233,7 +215,7 @@ class OffloadBundleToolchainTest {
     /** A zlib bundle made here from clang's uncompressed one: clang-offload-bundler-19 reads versions 1 and 2. */
     @Test
     void zlibBundlesMadeFromARealOneAreAcceptedByTheBundler() throws Exception {
-        byte[] plain = bytes(fatbin(built("clang-three-archs")));
+        byte[] plain = bytes(fatbin(builds.get("clang-three-archs")));
         OffloadBundle expected = OffloadBundle.read(buffer(plain), ALL);
         byte[] payload = zlib(plain);
 
@@ -260,7 +242,7 @@ class OffloadBundleToolchainTest {
     @Test
     void relocatableDeviceCodeObjectsHoldOneSectionPerEntry() throws Exception {
         for (String name : List.of("hipcc-rdc", "clang-rdc")) {
-            Path object = built(name);
+            Path object = builds.get(name);
             OffloadBundle bundle;
             try (ElfFile elf = ElfFile.open(object)) {
                 assertThat(elf.findSection(HIP_FATBIN)).isEmpty();
@@ -286,7 +268,7 @@ class OffloadBundleToolchainTest {
             }
             assertThat(devices).extracting(OffloadBundleEntry::targetId).startsWith("gfx90a");
         }
-        try (ElfFile plain = ElfFile.open(built("hipcc-object"))) {
+        try (ElfFile plain = ElfFile.open(builds.get("hipcc-object"))) {
             assertThat(OffloadBundle.readObjectSections(plain, ALL)).isEmpty();
         }
     }

@@ -1,0 +1,142 @@
+package org.archpool.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.File;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code examples/python/build_kernels.py}, run as its README says against the built distribution, in a copy of
+ * the example: it builds every kernel for sm_90, prints one line per kernel, and exits 0; with a kernel that does
+ * not compile it exits 1 and says why; without archpool or an architecture it stops with archpool's own status.
+ */
+class PythonExampleIT {
+
+    record Run(int exitCode, String stdout, String stderr) {
+        @Override
+        public String toString() {
+            return "exit " + exitCode + "\n--- stdout\n" + stdout + "\n--- stderr\n" + stderr;
+        }
+    }
+
+    @BeforeAll
+    static void tools() {
+        RequiredTool.require("python3", "cmake", "ninja", "nvcc");
+    }
+
+    private static String launcher() {
+        return Archpool.home().resolve("bin/archpool").toString();
+    }
+
+    /** A copy of examples/python without build output. */
+    private static Path example(Path dir) throws Exception {
+        return Archpool.copyTree(Archpool.repo().resolve("examples/python"), dir.resolve("python"));
+    }
+
+    private static Run python(Path example, Map<String, String> env, String... args) throws Exception {
+        List<String> command = new ArrayList<>(List.of(python3(), example.resolve("build_kernels.py").toString()));
+        command.addAll(List.of(args));
+        Path out = example.resolve("stdout.txt");
+        Path err = example.resolve("stderr.txt");
+        ProcessBuilder pb = new ProcessBuilder(command).directory(example.toFile())
+                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+                .redirectOutput(out.toFile()).redirectError(err.toFile());
+        pb.environment().remove("ARCHPOOL");
+        pb.environment().remove("CUDAARCHS");
+        pb.environment().remove("HIPARCHS");
+        pb.environment().putAll(env);
+        Process p = pb.start();
+        if (!p.waitFor(5, TimeUnit.MINUTES)) {
+            p.descendants().forEach(ProcessHandle::destroyForcibly);
+            p.destroyForcibly();
+            throw new AssertionError("build_kernels.py did not finish in 5 minutes");
+        }
+        return new Run(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8),
+                Files.readString(err, StandardCharsets.UTF_8));
+    }
+
+    private static String python3() {
+        for (String dir : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
+            Path candidate = Path.of(dir.isEmpty() ? "." : dir, "python3");
+            if (Files.isExecutable(candidate)) {
+                return candidate.toString();
+            }
+        }
+        throw new AssertionError("python3 is not on the PATH");
+    }
+
+    @Test
+    void buildsEveryKernelForTheArchAndPrintsOneLineEach(@TempDir Path dir) throws Exception {
+        Path example = example(dir);
+
+        Run run = python(example, Map.of("ARCHPOOL", launcher()), "--arch", "90", "-j2");
+
+        assertThat(run.exitCode()).as(run.toString()).isZero();
+        assertThat(run.stdout()).as(run.toString())
+                .contains("kernels built by archpool ")
+                .contains(" for cuda 90 (flag, --arch 90)")
+                .containsPattern("(?m)^  axpy_f32 +succeeded .* libpointwise_axpy_float\\.so \\[compute_90 sm_90\\]$")
+                .containsPattern("(?m)^  axpy_f64 +succeeded .* libpointwise_axpy_double\\.so \\[compute_90 sm_90\\]$")
+                .containsPattern("(?m)^  scale_f32 +succeeded .* libpointwise_scale_float\\.so \\[compute_90 sm_90\\]$")
+                .containsPattern("(?m)^  softmax +succeeded .* softmax\\.fatbin \\[compute_90 sm_90\\]$")
+                .contains("4 of 4 kernels built (report: " + example.resolve("build/report.json") + ")");
+        JsonNode report = ReportSchema.assertValid(example.resolve("build/report.json"));
+        assertThat(report.path("jobs").findValuesAsText("id"))
+                .containsExactly("axpy_f32", "axpy_f64", "scale_f32", "softmax");
+        assertThat(example.resolve("build/axpy_f64/libpointwise_axpy_double.so")).isRegularFile();
+        assertThat(example.resolve("build/softmax/softmax.fatbin")).isRegularFile();
+    }
+
+    @Test
+    void aKernelThatDoesNotCompileMakesItExitOneAndSaysWhy(@TempDir Path dir) throws Exception {
+        Path example = example(dir);
+
+        Run run = python(example, Map.of("CUDAARCHS", "90"), "--archpool", launcher(), "--only", "softmax,broken",
+                "--demo-failure", "-j2");
+
+        assertThat(run.exitCode()).as(run.toString()).isEqualTo(1);
+        assertThat(run.stdout()).as(run.toString())
+                .contains(" for cuda 90 (env:CUDAARCHS, CUDAARCHS=90)")
+                .containsPattern("(?m)^  softmax +succeeded ")
+                .containsPattern("(?m)^  broken +failed .* command \\(nvcc\\) exited with status \\d+$")
+                .contains("| broken.cu(1): error: identifier \"undeclared_value\" is undefined")
+                .contains("log: " + example.resolve("build/.archpool/logs/broken.log"))
+                .contains("1 of 2 kernels built");
+        ReportSchema.assertValid(example.resolve("build/report.json"));
+    }
+
+    @Test
+    void withoutArchpoolOrAnArchitectureItStopsWithTheRightStatus(@TempDir Path dir) throws Exception {
+        Path example = example(dir);
+
+        Run missing = python(example, Map.of("ARCHPOOL", dir.resolve("no-archpool-here").toString()));
+        assertThat(missing.exitCode()).as(missing.toString()).isEqualTo(2);
+        assertThat(missing.stderr()).contains("archpool not found").contains("--archpool").contains("ARCHPOOL");
+
+        // Detection tools that find nothing, whatever this machine has: archpool refuses to guess (exit 3).
+        Path bin = Files.createDirectories(dir.resolve("bin"));
+        for (String tool : new String[] {"nvidia-smi", "rocminfo", "amdgpu-arch"}) {
+            Files.writeString(bin.resolve(tool), "#!/bin/sh\necho 'no devices' >&2\nexit 9\n");
+            Files.setPosixFilePermissions(bin.resolve(tool), PosixFilePermissions.fromString("rwxr-xr-x"));
+        }
+        Map<String, String> env = new HashMap<>();
+        env.put("PATH", bin + File.pathSeparator + System.getenv("PATH"));
+        Run unresolved = python(example, env, "--archpool", launcher(), "--only", "softmax");
+        assertThat(unresolved.exitCode()).as(unresolved.toString()).isEqualTo(3);
+        assertThat(unresolved.stderr()).contains("no GPU architecture could be resolved")
+                .contains("archpool exited with status 3 and wrote no report");
+        assertThat(example.resolve("build/report.json")).doesNotExist();
+    }
+}

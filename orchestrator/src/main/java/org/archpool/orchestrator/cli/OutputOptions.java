@@ -1,0 +1,67 @@
+package org.archpool.orchestrator.cli;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.archpool.orchestrator.report.ConsoleStyle;
+import org.archpool.orchestrator.report.ConsoleStyle.Verbosity;
+import picocli.CommandLine.Option;
+
+/** What {@code archpool build} writes besides the JSON report, and how much it prints. */
+public final class OutputOptions {
+
+    @Option(names = "--metrics", paramLabel = "FILE",
+            description = "Write the build's metrics in Prometheus text format (for node_exporter's textfile"
+                    + " collector): job timers, outcome counters, worker starts and deaths, probes.")
+    Path metrics;
+
+    @Option(names = "--trace", paramLabel = "FILE",
+            description = "Write a Chrome trace-event JSON file, one track per worker (open it in Perfetto or"
+                    + " chrome://tracing).")
+    Path trace;
+
+    @Option(names = "--junit", paramLabel = "FILE",
+            description = "Write a JUnit XML file, one test case per job, for CI test reporters.")
+    Path junit;
+
+    @Option(names = "--html", paramLabel = "FILE",
+            description = "Write a self-contained HTML report: summary, sortable job table, timeline, failures.")
+    Path html;
+
+    @Option(names = {"-q", "--quiet"}, description = "Print only jobs that did not succeed and the last line.")
+    boolean quiet;
+
+    @Option(names = {"-v", "--verbose"}, description = "Also print each attempt, phase and worker start or death.")
+    boolean verbose;
+
+    /** @throws UsageException for contradictory flags or output paths that are folders */
+    void check() throws UsageException {
+        if (quiet && verbose) {
+            throw new UsageException("--quiet and --verbose contradict each other; give at most one of them");
+        }
+        checkFile("--metrics", metrics);
+        checkFile("--trace", trace);
+        checkFile("--junit", junit);
+        checkFile("--html", html);
+    }
+
+    ConsoleStyle style(CliContext context) {
+        Verbosity verbosity = quiet ? Verbosity.QUIET : verbose ? Verbosity.VERBOSE : Verbosity.NORMAL;
+        return ConsoleStyle.of(context.terminal(), context.environment(), verbosity);
+    }
+
+    private static void checkFile(String option, Path file) throws UsageException {
+        if (file != null && Files.isDirectory(file)) {
+            throw new UsageException(option + " " + file + " is a folder; give the path of the file to write, e.g. "
+                    + option + " " + file.resolve("archpool" + extension(option)));
+        }
+    }
+
+    private static String extension(String option) {
+        return switch (option) {
+            case "--metrics" -> ".prom";
+            case "--junit" -> ".xml";
+            case "--html" -> ".html";
+            default -> ".json";
+        };
+    }
+}

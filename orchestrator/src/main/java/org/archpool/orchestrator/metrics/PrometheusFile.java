@@ -1,0 +1,21 @@
+package org.archpool.orchestrator.metrics;
+
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import org.archpool.orchestrator.report.AtomicFile;
+
+/**
+ * Writes a registry's meters in the Prometheus text exposition format, atomically (a temporary file in the same
+ * folder, then a rename), as node_exporter's textfile collector requires: it must never read a half-written file.
+ */
+public final class PrometheusFile {
+
+    private PrometheusFile() {
+    }
+
+    public static void write(PrometheusMeterRegistry registry, Path file) throws IOException {
+        AtomicFile.write(file, registry.scrape().getBytes(StandardCharsets.UTF_8));
+    }
+}

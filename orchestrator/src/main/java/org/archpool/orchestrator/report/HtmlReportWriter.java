@@ -1,0 +1,127 @@
+package org.archpool.orchestrator.report;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Writes a build report as one self-contained HTML page ({@code archpool build --html FILE}): a summary, a
+ * sortable job table, a timeline of jobs on workers and the failures' details. The page loads nothing: its CSS
+ * and JavaScript (resources beside this class) are inlined, and the report itself is embedded as JSON in
+ * {@code <script type="application/json" id="archpool-report">}, from which the script draws the page. The
+ * script inserts data only as text, never as markup, so job ids and log tails cannot inject anything.
+ */
+public final class HtmlReportWriter {
+
+    private static final Pattern PLACEHOLDER = Pattern.compile("\\{\\{([A-Z]+)}}");
+
+    private final ObjectMapper mapper = JsonMapper.builder().build();
+
+    /** Writes the page atomically, readable by everyone ({@link AtomicFile}). */
+    public void write(BuildReport report, Path file) throws IOException {
+        String html;
+        try {
+            html = render(report);
+        } catch (UncheckedIOException e) {
+            throw e.getCause();
+        }
+        AtomicFile.write(file, html.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** The page as text. */
+    public String render(BuildReport report) {
+        String json;
+        try {
+            json = mapper.writeValueAsString(report);
+        } catch (JsonProcessingException e) {
+            throw new UncheckedIOException(e);
+        }
+        String manifest = report.manifest() == null ? "" : report.manifest();
+        String name = manifest.substring(Math.max(manifest.lastIndexOf('/'), manifest.lastIndexOf('\\')) + 1);
+        String title = "archpool report" + (name.isEmpty() ? "" : " \u2014 " + name);
+        String subtitle = manifest + (report.startedAt() == null ? "" : " \u00b7 started " + report.startedAt());
+        Map<String, String> values = Map.of(
+                "TITLE", escapeHtml(title),
+                "SUBTITLE", escapeHtml(subtitle),
+                "VERSION", escapeHtml(String.valueOf(report.archpoolVersion())),
+                "CSS", Assets.CSS,
+                "JS", Assets.JS,
+                "DATA", scriptSafeJson(json));
+        // one pass, so that nothing substituted is itself scanned for placeholders
+        Matcher m = PLACEHOLDER.matcher(Assets.TEMPLATE);
+        StringBuilder out = new StringBuilder(Assets.TEMPLATE.length() + json.length() + 256);
+        while (m.find()) {
+            String value = values.get(m.group(1));
+            if (value == null) {
+                throw new IllegalStateException("report.html has an unknown placeholder " + m.group());
+            }
+            m.appendReplacement(out, Matcher.quoteReplacement(value));
+        }
+        m.appendTail(out);
+        return out.toString();
+    }
+
+    /**
+     * JSON that can sit inside a {@code <script>} element: {@code <}, {@code >} and {@code &} only occur inside
+     * JSON strings, where their {@code \}{@code uXXXX} escapes mean the same, so {@code </script>} and
+     * {@code <!--} cannot appear; U+2028/U+2029 are escaped too, for older JavaScript parsers.
+     */
+    static String scriptSafeJson(String json) {
+        StringBuilder out = new StringBuilder(json.length() + 64);
+        for (int i = 0; i < json.length(); i++) {
+            char c = json.charAt(i);
+            switch (c) {
+                case '<' -> out.append("\\u003c");
+                case '>' -> out.append("\\u003e");
+                case '&' -> out.append("\\u0026");
+                case '\u2028' -> out.append("\\u2028");
+                case '\u2029' -> out.append("\\u2029");
+                default -> out.append(c);
+            }
+        }
+        return out.toString();
+    }
+
+    static String escapeHtml(String text) {
+        StringBuilder out = new StringBuilder(text.length() + 16);
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            switch (c) {
+                case '<' -> out.append("&lt;");
+                case '>' -> out.append("&gt;");
+                case '&' -> out.append("&amp;");
+                case '"' -> out.append("&quot;");
+                case '\'' -> out.append("&#39;");
+                default -> out.append(c);
+            }
+        }
+        return out.toString();
+    }
+
+    /** The page's template, style and script, read once from the class path. */
+    private static final class Assets {
+        static final String TEMPLATE = load("report.html");
+        static final String CSS = load("report.css");
+        static final String JS = load("report.js");
+
+        private static String load(String name) {
+            try (InputStream in = HtmlReportWriter.class.getResourceAsStream(name)) {
+                if (in == null) {
+                    throw new IllegalStateException("missing resource " + name + " beside "
+                            + HtmlReportWriter.class.getName());
+                }
+                return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+    }
+}

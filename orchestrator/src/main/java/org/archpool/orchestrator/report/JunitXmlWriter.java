@@ -1,0 +1,321 @@
+package org.archpool.orchestrator.report;
+
+import java.io.IOException;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeParseException;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import javax.xml.XMLConstants;
+import javax.xml.parsers.DocumentBuilderFactory;
+import javax.xml.parsers.ParserConfigurationException;
+import javax.xml.transform.OutputKeys;
+import javax.xml.transform.Transformer;
+import javax.xml.transform.TransformerException;
+import javax.xml.transform.TransformerFactory;
+import javax.xml.transform.dom.DOMSource;
+import javax.xml.transform.stream.StreamResult;
+import org.archpool.orchestrator.schedule.JobOutcome;
+import org.archpool.protocol.Artifact;
+import org.archpool.protocol.Outcome;
+import org.archpool.protocol.PhaseTiming;
+import org.w3c.dom.Document;
+import org.w3c.dom.Element;
+
+/**
+ * Writes a build as JUnit XML ({@code --junit}), the dialect the Jenkins JUnit plugin, GitLab's {@code
+ * artifacts:reports:junit} and GitHub test-report actions read: one {@code <testsuites name="archpool">} holding
+ * one {@code <testsuite name="archpool build <folder>/<manifest file>">} with {@code tests}, {@code failures},
+ * {@code errors}, {@code skipped}, {@code time} (seconds), {@code timestamp} (the build's start, UTC, to the
+ * second, without a zone as the schema wants it) and, when given, {@code hostname}; its {@code <properties>}
+ * (platform, archs, archpool.version, manifest, startedAt, exitCode, …); and one {@code <testcase name="<job id>"
+ * classname="archpool.<kind>" time="<totalMs/1000>">} per job, in report order:
+ * <ul>
+ *   <li>{@code failed} and {@code timed_out}: {@code <failure message="<message>" type="failed|timed_out">}
+ *       with the log tail as text;</li>
+ *   <li>{@code crashed}: {@code <error message="<message>" type="crashed">} with each attempt's failure and the
+ *       log tail, if any;</li>
+ *   <li>{@code cancelled}: {@code <skipped message="<message>"/>};</li>
+ *   <li>every job: a {@code <system-out>} with the log path, worker and attempts, phase timings, artifacts and
+ *       their architectures, warnings and earlier attempts' failures.</li>
+ * </ul>
+ * The document is built with DOM and serialized by the JDK's transformer, so markup in ids, messages and logs
+ * is escaped (and newlines in attributes kept as {@code &#10;}). Text is first made legal XML 1.0: terminal
+ * escape sequences (colours from compiler output, e.g. {@code ESC[31m}) are removed, then every character XML
+ * 1.0 forbids (control characters other than tab, CR and LF; unpaired surrogates; U+FFFE, U+FFFF).
+ */
+public final class JunitXmlWriter {
+
+    /** CSI ({@code ESC [ … final}), OSC ({@code ESC ] … BEL|ESC \}) and two-character escape sequences. */
+    private static final Pattern TERMINAL_ESCAPES = Pattern.compile(
+            "\u001B\\[[0-?]*[ -/]*[@-~]|\u001B\\][^\u0007\u001B\n]*(?:\u0007|\u001B\\\\)?|\u001B[ -/]*[0-~]");
+
+    private final String hostname;
+
+    /** A writer that leaves out {@code hostname} (the report does not record where the build ran). */
+    public JunitXmlWriter() {
+        this(null);
+    }
+
+    /** @param hostname the {@code testsuite}'s {@code hostname} attribute, or null to leave it out */
+    public JunitXmlWriter(String hostname) {
+        this.hostname = hostname;
+    }
+
+    /** Writes the JUnit XML of {@code report} to {@code file} atomically ({@link AtomicFile}), in UTF-8. */
+    public void write(BuildReport report, Path file) throws IOException {
+        AtomicFile.write(file, toXml(report).getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** The JUnit XML document, UTF-8 declared. */
+    public String toXml(BuildReport report) {
+        Document doc = newDocument();
+        List<JobOutcome> jobs = report.jobs() == null ? List.of() : report.jobs();
+        int failures = count(jobs, Outcome.FAILED) + count(jobs, Outcome.TIMED_OUT);
+        int errors = count(jobs, Outcome.CRASHED);
+        int skipped = count(jobs, Outcome.CANCELLED);
+        String time = seconds(report.durationMs());
+
+        Element suites = doc.createElement("testsuites");
+        doc.appendChild(suites);
+        attr(suites, "name", "archpool");
+        counts(suites, jobs.size(), failures, errors, skipped, time);
+
+        Element suite = doc.createElement("testsuite");
+        suites.appendChild(suite);
+        attr(suite, "name", "archpool build " + manifestName(report.manifest()));
+        counts(suite, jobs.size(), failures, errors, skipped, time);
+        String timestamp = timestamp(report.startedAt());
+        if (timestamp != null) {
+            attr(suite, "timestamp", timestamp);
+        }
+        if (hostname != null) {
+            attr(suite, "hostname", hostname);
+        }
+
+        Element properties = doc.createElement("properties");
+        suite.appendChild(properties);
+        if (report.resolution() != null) {
+            if (report.resolution().platform() != null) {
+                property(properties, "platform", report.resolution().platform().wireName());
+            }
+            property(properties, "archs", String.join(";", report.resolution().archs()));
+            property(properties, "archs.source", report.resolution().source());
+        }
+        property(properties, "archpool.version", report.archpoolVersion());
+        property(properties, "manifest", report.manifest());
+        property(properties, "startedAt", report.startedAt());
+        property(properties, "exitCode", Integer.toString(report.exitCode()));
+        if (report.pool() != null) {
+            property(properties, "pool.mode", report.pool().mode());
+            property(properties, "pool.workers", Integer.toString(report.pool().workers()));
+        }
+
+        for (JobOutcome j : jobs) {
+            suite.appendChild(testcase(doc, j));
+        }
+        return serialize(doc);
+    }
+
+    private static Element testcase(Document doc, JobOutcome j) {
+        Element testcase = doc.createElement("testcase");
+        attr(testcase, "name", j.id());
+        attr(testcase, "classname", "archpool." + (j.kind() == null ? "job" : j.kind()));
+        attr(testcase, "time", seconds(j.totalMs()));
+        Outcome outcome = j.outcome() == null ? Outcome.CRASHED : j.outcome();
+        String message = j.message() != null ? j.message() : "job " + j.id() + " " + outcome.wireName();
+        switch (outcome) {
+            case FAILED, TIMED_OUT -> {
+                Element failure = doc.createElement("failure");
+                attr(failure, "message", message);
+                attr(failure, "type", outcome.wireName());
+                text(failure, j.logTail() != null && !j.logTail().isBlank() ? j.logTail() : message);
+                testcase.appendChild(failure);
+            }
+            case CRASHED -> {
+                Element error = doc.createElement("error");
+                attr(error, "message", message);
+                attr(error, "type", outcome.wireName());
+                List<String> body = new ArrayList<>();
+                for (int i = 0; i < j.attemptFailures().size(); i++) {
+                    body.add("attempt " + (i + 1) + ": " + j.attemptFailures().get(i));
+                }
+                if (j.logTail() != null && !j.logTail().isBlank()) {
+                    body.add(j.logTail());
+                }
+                text(error, body.isEmpty() ? message : String.join("\n", body));
+                testcase.appendChild(error);
+            }
+            case CANCELLED -> {
+                Element skippedElement = doc.createElement("skipped");
+                attr(skippedElement, "message", message);
+                testcase.appendChild(skippedElement);
+            }
+            case SUCCEEDED -> {
+                // passed: nothing but system-out
+            }
+        }
+        String out = systemOut(j, outcome);
+        if (!out.isEmpty()) {
+            Element systemOut = doc.createElement("system-out");
+            text(systemOut, out);
+            testcase.appendChild(systemOut);
+        }
+        return testcase;
+    }
+
+    private static String systemOut(JobOutcome j, Outcome outcome) {
+        List<String> lines = new ArrayList<>();
+        if (j.logPath() != null) {
+            lines.add("log: " + j.logPath());
+        }
+        if (j.worker() != null) {
+            lines.add("worker: " + j.worker() + ", attempts: " + j.attempts() + ", queue wait: "
+                    + seconds(j.queueWaitMs()) + "s");
+        } else {
+            lines.add("not started (queue wait: " + seconds(j.queueWaitMs()) + "s)");
+        }
+        if (!j.phases().isEmpty()) {
+            lines.add("phases: " + j.phases().stream().map(JunitXmlWriter::phase).collect(Collectors.joining(", ")));
+        }
+        for (Artifact a : j.artifacts()) {
+            lines.add("artifact: " + a.path() + " [" + String.join(" ", a.archs()) + "]"
+                    + (a.problem() == null ? "" : " (" + a.problem() + ")"));
+        }
+        j.warnings().forEach(w -> lines.add("warning: " + w));
+        if (outcome != Outcome.CRASHED) { // a crashed job's error already lists them
+            for (int i = 0; i < j.attemptFailures().size(); i++) {
+                lines.add("attempt " + (i + 1) + " failed: " + j.attemptFailures().get(i));
+            }
+        }
+        return String.join("\n", lines);
+    }
+
+    private static String phase(PhaseTiming p) {
+        return p.name().wireName() + " " + seconds(p.ms()) + "s" + (p.exitCode() == null ? "" : " (exit " + p.exitCode() + ")");
+    }
+
+    private static int count(List<JobOutcome> jobs, Outcome outcome) {
+        return (int) jobs.stream().filter(j -> j.outcome() == outcome).count();
+    }
+
+    private static void counts(Element e, int tests, int failures, int errors, int skipped, String time) {
+        attr(e, "tests", Integer.toString(tests));
+        attr(e, "failures", Integer.toString(failures));
+        attr(e, "errors", Integer.toString(errors));
+        attr(e, "skipped", Integer.toString(skipped));
+        attr(e, "time", time);
+    }
+
+    private static void property(Element properties, String name, String value) {
+        if (value == null) {
+            return;
+        }
+        Element p = properties.getOwnerDocument().createElement("property");
+        attr(p, "name", name);
+        attr(p, "value", value);
+        properties.appendChild(p);
+    }
+
+    private static void attr(Element e, String name, String value) {
+        e.setAttribute(name, xmlSafe(value));
+    }
+
+    private static void text(Element e, String value) {
+        e.appendChild(e.getOwnerDocument().createTextNode(xmlSafe(value)));
+    }
+
+    /** Seconds with millisecond precision, e.g. {@code 32.959}. */
+    static String seconds(long ms) {
+        return String.format(Locale.ROOT, "%.3f", Math.max(0, ms) / 1000.0);
+    }
+
+    /** {@code <parent folder>/<file>} of the manifest path, e.g. {@code quickstart/archpool.json}. */
+    static String manifestName(String manifest) {
+        if (manifest == null || manifest.isBlank()) {
+            return "(unknown manifest)";
+        }
+        String[] parts = manifest.split("[/\\\\]+");
+        List<String> named = new ArrayList<>();
+        for (String part : parts) {
+            if (!part.isEmpty()) {
+                named.add(part);
+            }
+        }
+        if (named.isEmpty()) {
+            return manifest;
+        }
+        return named.size() == 1 ? named.get(0) : named.get(named.size() - 2) + "/" + named.get(named.size() - 1);
+    }
+
+    /** The report's ISO-8601 instant as the JUnit schema's zone-less {@code xs:dateTime} in UTC, or null. */
+    static String timestamp(String startedAt) {
+        if (startedAt == null) {
+            return null;
+        }
+        try {
+            return LocalDateTime.ofInstant(Instant.parse(startedAt).truncatedTo(ChronoUnit.SECONDS), ZoneOffset.UTC)
+                    .toString();
+        } catch (DateTimeParseException e) {
+            return null;
+        }
+    }
+
+    /**
+     * {@code s} as legal XML 1.0 character data: terminal escape sequences removed, then every character XML 1.0
+     * does not allow (controls other than tab, LF and CR, unpaired surrogates, U+FFFE and U+FFFF).
+     */
+    static String xmlSafe(String s) {
+        if (s == null) {
+            return "";
+        }
+        String noEscapes = s.indexOf('\u001B') < 0 ? s : TERMINAL_ESCAPES.matcher(s).replaceAll("");
+        StringBuilder out = new StringBuilder(noEscapes.length());
+        noEscapes.codePoints().filter(JunitXmlWriter::legalXml10).forEach(out::appendCodePoint);
+        return out.toString();
+    }
+
+    private static boolean legalXml10(int c) {
+        return c == 0x9 || c == 0xA || c == 0xD
+                || (c >= 0x20 && c <= 0xD7FF)
+                || (c >= 0xE000 && c <= 0xFFFD)
+                || (c >= 0x10000 && c <= 0x10FFFF);
+    }
+
+    private static Document newDocument() {
+        try {
+            DocumentBuilderFactory factory = DocumentBuilderFactory.newDefaultInstance();
+            return factory.newDocumentBuilder().newDocument();
+        } catch (ParserConfigurationException e) {
+            throw new IllegalStateException("the JDK's DOM implementation is unavailable", e);
+        }
+    }
+
+    private static String serialize(Document doc) {
+        try {
+            TransformerFactory factory = TransformerFactory.newDefaultInstance();
+            factory.setAttribute(XMLConstants.ACCESS_EXTERNAL_DTD, "");
+            factory.setAttribute(XMLConstants.ACCESS_EXTERNAL_STYLESHEET, "");
+            Transformer transformer = factory.newTransformer();
+            transformer.setOutputProperty(OutputKeys.ENCODING, "UTF-8");
+            transformer.setOutputProperty(OutputKeys.INDENT, "yes");
+            transformer.setOutputProperty("{http://xml.apache.org/xslt}indent-amount", "2");
+            // the declaration is written here: the JDK's own would add standalone="no", or, without it, no newline
+            transformer.setOutputProperty(OutputKeys.OMIT_XML_DECLARATION, "yes");
+            StringWriter out = new StringWriter();
+            out.write("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+            transformer.transform(new DOMSource(doc), new StreamResult(out));
+            return out.toString();
+        } catch (TransformerException e) {
+            throw new IllegalStateException("cannot serialize the JUnit XML", e);
+        }
+    }
+}

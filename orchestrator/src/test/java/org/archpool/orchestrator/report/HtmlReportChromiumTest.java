@@ -1,0 +1,197 @@
+package org.archpool.orchestrator.report;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.IntStream;
+import org.archpool.orchestrator.schedule.JobOutcome;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Opens a generated report in headless Chromium and reads the DOM after its script ran ({@code --dump-dom}):
+ * no console output or uncaught error, the timeline drawn, the table sorted by the URL's {@code #sort=}, and
+ * hostile job data shown as text. Chromium logs every console message (and every uncaught exception) as a
+ * {@code CONSOLE} line on stderr with {@code --enable-logging=stderr}; the page also copies errors into
+ * {@code <body data-errors>}, so either shows a broken script.
+ */
+class HtmlReportChromiumTest {
+
+    private static final List<String> BROWSERS = List.of("chromium", "chromium-browser", "google-chrome",
+            "google-chrome-stable");
+    private static final Pattern CONSOLE = Pattern.compile(".*(:CONSOLE[(:]|Uncaught).*");
+
+    private static Path browser;
+
+    @TempDir
+    Path dir;
+
+    @BeforeAll
+    static void findBrowser() {
+        browser = RequiredTool.requireOneOf(BROWSERS);
+    }
+
+    @Test
+    void drawsTheReportWithoutErrors() throws Exception {
+        BuildReport report = HtmlReportWriterTest.sampleReport();
+        Path page = dir.resolve("report.html");
+        new HtmlReportWriter().write(report, page);
+
+        Dump dump = open(page, "#sort=total:desc");
+
+        dump.assertClean();
+        assertThat(dump.body()).as("the page's <body>").contains("data-ready=\"true\"");
+        // the chart: one bar per job that reached a worker, drawn as SVG, and the marker the script sets
+        List<JobOutcome> jobs = report.jobs();
+        long placed = jobs.stream().filter(j -> j.worker() != null).count();
+        assertThat(attribute(dump.dom, "timeline", "data-rendered")).as("the timeline's data-rendered")
+                .isEqualTo(String.valueOf(placed));
+        assertThat(indices(dump.dom, "<g class=\"bar[^\"]*\" data-index=\"(\\d+)\"")).hasSize((int) placed);
+        assertThat(dump.dom).as("the DOM").contains("<svg ");
+        // the table: every job, longest first, and the header says so
+        List<Integer> expected = IntStream.range(0, jobs.size()).boxed()
+                .sorted(Comparator.comparingLong((Integer i) -> jobs.get(i).totalMs()).reversed()).toList();
+        assertThat(indices(dump.dom, "<tr data-index=\"(\\d+)\"")).containsExactlyElementsOf(expected);
+        assertThat(sortState(dump.dom)).as("aria-sort of the columns").containsEntry("total", "descending")
+                .containsEntry("id", "none").containsEntry("outcome", "none");
+        // user data arrived as text: the id did not become an element, the log tail did not end any script
+        assertThat(dump.dom).doesNotContain("<img").contains("&lt;img src=x onerror=alert(1)&gt;");
+        assertThat(dump.dom).contains("&lt;/script&gt;&lt;script&gt;alert(2)&lt;/script&gt;");
+        // the summary and the failure details
+        assertThat(dump.dom).contains("data-outcome=\"crashed\"", "id=\"job-0\"", "truncated fatbin at offset 96",
+                "worker w2 died: exit code 137 (killed)", "/tmp/archpool-logs");
+    }
+
+    @Test
+    void sortsJobIdsNaturally() throws Exception {
+        BuildReport report = HtmlReportWriterTest.sampleReport();
+        Path page = dir.resolve("report.html");
+        new HtmlReportWriter().write(report, page);
+
+        Dump dump = open(page, "#sort=id");
+
+        dump.assertClean();
+        List<String> ids = indices(dump.dom, "<tr data-index=\"(\\d+)\"").stream()
+                .map(i -> report.jobs().get(i).id()).toList();
+        assertThat(ids).containsExactly(
+                "<img src=x onerror=alert(1)>", "cmd/never", "cmd/saxpy", "cmd/slow", "cmd/tool-1", "cmd/tool-2",
+                "cmd/tool-3", "cmd/tool-4", "cmd/tool-5", "kernels/bad-archive", "kernels/fft", "kernels/gemm",
+                "kernels/reduce", "kernels/scan");
+        assertThat(sortState(dump.dom)).as("aria-sort of the columns").containsEntry("id", "ascending")
+                .containsEntry("total", "none");
+    }
+
+    /** The checks above would see a script that breaks: this one makes sure they can. */
+    @Test
+    void seesAnErrorInThePage() throws Exception {
+        String html = new HtmlReportWriter().render(HtmlReportWriterTest.sampleReport());
+        Path page = dir.resolve("broken.html");
+        Files.writeString(page, html.replace("</body>", "<script>noSuchFunction();</script>\n</body>"));
+
+        Dump dump = open(page, "");
+
+        assertThat(dump.consoleLines()).anyMatch(l -> l.contains("noSuchFunction"));
+        assertThat(dump.body()).contains("data-errors=").contains("noSuchFunction");
+    }
+
+    private record Dump(String dom, String stderr) {
+        List<String> consoleLines() {
+            return stderr.lines().filter(l -> CONSOLE.matcher(l).matches()).toList();
+        }
+
+        String body() {
+            Matcher m = Pattern.compile("<body[^>]*>").matcher(dom);
+            return m.find() ? m.group() : "";
+        }
+
+        void assertClean() {
+            assertThat(consoleLines()).as("console output of the page").isEmpty();
+            assertThat(body()).as("the page's <body>").doesNotContain("data-errors");
+            assertThat(dom).contains("id=\"errors\" class=\"errors\" role=\"alert\" hidden=\"\"");
+        }
+    }
+
+    private Dump open(Path page, String fragment) throws IOException, InterruptedException {
+        Path profile = Files.createTempDirectory(dir, "profile");
+        Path out = dir.resolve("dom.html");
+        Path err = dir.resolve("stderr.txt");
+        Process p = new ProcessBuilder(browser.toString(), "--headless", "--no-sandbox", "--disable-gpu",
+                "--disable-dev-shm-usage", "--disable-quic", "--no-first-run", "--disable-background-networking",
+                "--disable-component-update", "--disable-sync", "--disable-extensions", "--mute-audio",
+                "--user-data-dir=" + profile, "--window-size=1400,1000", "--enable-logging=stderr", "--v=0",
+                "--dump-dom", page.toUri() + fragment)
+                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+                .redirectOutput(out.toFile())
+                .redirectError(err.toFile())
+                .start();
+        if (!p.waitFor(60, TimeUnit.SECONDS)) {
+            p.descendants().forEach(ProcessHandle::destroyForcibly);
+            p.destroyForcibly();
+            fail(browser + " did not finish within 60 s; stderr:\n" + Files.readString(err));
+        }
+        String stderr = Files.readString(err, StandardCharsets.UTF_8);
+        assertThat(p.exitValue()).as("%s exit code; stderr:%n%s", browser, stderr).isZero();
+        String dom = Files.readString(out, StandardCharsets.UTF_8);
+        assertThat(dom).as("dumped DOM; stderr:%n%s", stderr).contains("</html>");
+        return new Dump(dom, stderr);
+    }
+
+    /** The value of {@code name} on the element with {@code id}, or null. */
+    private static String attribute(String dom, String id, String name) {
+        Matcher element = Pattern.compile("<[a-z]+ [^>]*\\bid=\"" + Pattern.quote(id) + "\"[^>]*>").matcher(dom);
+        if (!element.find()) {
+            return null;
+        }
+        Matcher value = Pattern.compile("\\b" + Pattern.quote(name) + "=\"([^\"]*)\"").matcher(element.group());
+        return value.find() ? value.group(1) : null;
+    }
+
+    /** Each column header's aria-sort, by its key. */
+    private static Map<String, String> sortState(String dom) {
+        Map<String, String> state = new LinkedHashMap<>();
+        Pattern.compile("<th [^>]*data-key=\"([a-z]+)\" aria-sort=\"([a-z]+)\"").matcher(dom).results()
+                .forEach(r -> state.put(r.group(1), r.group(2)));
+        return state;
+    }
+
+    private static List<Integer> indices(String dom, String regex) {
+        return Pattern.compile(regex).matcher(dom).results().map(r -> Integer.parseInt(r.group(1))).toList();
+    }
+
+    /** A real tool a test needs: skipped where missing on a developer's machine, a failure when {@code CI=true}. */
+    static final class RequiredTool {
+
+        private RequiredTool() {
+        }
+
+        /** The first of {@code tools} on the PATH. */
+        static Path requireOneOf(List<String> tools) {
+            for (String tool : tools) {
+                for (String dir : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
+                    if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, tool))) {
+                        return Path.of(dir, tool);
+                    }
+                }
+            }
+            String message = "none of " + String.join(", ", tools) + " is on the PATH";
+            if ("true".equals(System.getenv("CI"))) {
+                fail(message + " and CI=true, where .ci/run must have installed it");
+            }
+            return Assumptions.abort(message);
+        }
+    }
+}
