@@ -192,7 +192,7 @@ class HtmlReportWriterTest {
                 new WorkerEvent("w2", "died", 102L, 5300, "exit", "exit code 137 (killed)"),
                 new WorkerEvent("w4", "started", 104L, 5350, null, null),
                 new WorkerEvent("w4", "recycled", 104L, 6310, "protocol", "spoke garbage: unexpected token")));
-        return new BuildReport(BuildReport.SCHEMA_VERSION, "0.1.0-test", "/work/examples/manifest.yaml",
+        return new BuildReport(BuildReport.SCHEMA_VERSION, "0.1.0-test", "/home/user/project/archpool.json",
                 "2025-01-02T03:04:05.678Z", 14100, 1, resolution, check, pool, counts, jobs);
     }
 
