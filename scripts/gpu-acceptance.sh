@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # On a Linux machine with an NVIDIA GPU, nvcc, CMake and Ninja: proves what CI (no GPU) cannot.
-#  1. `archpool arch --json` with no hints detects the GPU with nvidia-smi;
+#  1. `archpool arch --json` with no hints reports cuda 90, detected by nvidia-smi, with the name and UUID
+#     nvidia-smi itself gives;
 #  2. the quickstart builds with no --arch, for what was detected;
 #  3. every built *_check executable runs its kernels and checks the results on the GPU;
 #  4. the same executables, run as archpool jobs inside workers, see no GPU (they exit 2: no device);
@@ -27,9 +28,11 @@ json() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)"
 
 unset CUDAARCHS HIPARCHS CUDA_VISIBLE_DEVICES
 "$archpool" arch --json > "$out/arch.json" 2> "$out/arch.err"
-check "arch detects cuda 90 with nvidia-smi" \
-  "grep -q '\"platform\" : \"cuda\"' '$out/arch.json' && grep -q '\"source\" : \"detected:nvidia-smi\"' '$out/arch.json'"
 nvidia-smi --query-gpu=index,uuid,compute_cap,name --format=csv,noheader > "$out/nvidia-smi.txt" 2>&1
+seen=$(json "$out/arch.json" "d['platform'] + ' ' + ';'.join(d['archs']) + ' ' + d['source'] + ' ' + d['devices'][0]['uuid'] + ' ' + d['devices'][0]['name']" 2>/dev/null)
+smi=$(head -1 "$out/nvidia-smi.txt" | awk -F', ' '{print $2 " " $4}')
+check "arch --json with no hints: $seen" \
+  "[ -n '$smi' ] && [ '$seen' = 'cuda 90 detected:nvidia-smi $smi' ]"
 
 work="$(mktemp -d)"
 cp -r "$here/examples/quickstart" "$work/"
