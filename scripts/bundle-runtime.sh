@@ -3,10 +3,11 @@
 # boxes): jlinks the modules archpool needs into orchestrator/target/archpool/runtime, which bin/archpool
 # uses when present, and generates the runtime's CDS archive (class data sharing: faster JVM starts for the
 # coordinator and every worker). The runtime runs on any x86-64 Linux with glibc 2.17 or newer.
-# Usage: scripts/bundle-runtime.sh    (after: mvn -B -q package -DskipTests; needs a JDK 17+ with jlink)
+# Usage: scripts/bundle-runtime.sh [DIST]   (DIST defaults to orchestrator/target/archpool, built by
+#        mvn -B -q package -DskipTests; needs a JDK 17+ with jlink)
 set -euo pipefail
-cd "$(dirname "$0")/.."
-dist=orchestrator/target/archpool
+root="$(cd "$(dirname "$0")/.." && pwd)"
+dist="${1:-$root/orchestrator/target/archpool}"
 modules=java.base,java.logging,java.management,java.naming,java.sql,java.xml,jdk.unsupported
 
 if [ ! -d "$dist/lib" ]; then

@@ -23,6 +23,8 @@ done
 need=()
 command -v java >/dev/null 2>&1 || need+=(openjdk-17-jdk-headless)
 command -v mvn >/dev/null 2>&1 || need+=(maven)
+# jlink: scripts/bundle-runtime.sh and its test
+command -v jlink >/dev/null 2>&1 || need+=(openjdk-17-jdk-headless)
 command -v cmake >/dev/null 2>&1 || need+=(cmake)
 command -v ninja >/dev/null 2>&1 || need+=(ninja-build)
 # clang++: the HIP toolchain check dry-runs it per target
