@@ -1,5 +1,7 @@
 package org.archpool.orchestrator.cli;
 
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
@@ -7,16 +9,14 @@ import java.util.function.Function;
 import org.archpool.orchestrator.BuildSession;
 import org.archpool.orchestrator.arch.ProcessToolRunner;
 import org.archpool.orchestrator.arch.ToolchainCheck;
-import io.micrometer.prometheusmetrics.PrometheusConfig;
-import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
-import org.archpool.orchestrator.report.ReportFiles;
-import org.archpool.orchestrator.verify.Verification;
-import org.archpool.orchestrator.verify.VerifyPolicy;
 import org.archpool.orchestrator.pool.LocalWorkerLauncher;
 import org.archpool.orchestrator.pool.PoolMode;
 import org.archpool.orchestrator.pool.ThreadWorkerLauncher;
 import org.archpool.orchestrator.pool.WorkerLauncher;
 import org.archpool.orchestrator.pool.WorkerSpec;
+import org.archpool.orchestrator.report.ReportFiles;
+import org.archpool.orchestrator.verify.Verification;
+import org.archpool.orchestrator.verify.VerifyPolicy;
 import org.archpool.worker.JobRunner;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
