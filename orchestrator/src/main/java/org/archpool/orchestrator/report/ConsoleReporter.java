@@ -41,10 +41,6 @@ public final class ConsoleReporter implements SchedulerListener, Consumer<Worker
         this.width = width > 20 ? width : DEFAULT_WIDTH;
     }
 
-    public ConsoleReporter(PrintStream out, int total) {
-        this(out, total, ConsoleStyle.PLAIN, DEFAULT_WIDTH);
-    }
-
     @Override
     public void started(String jobId, String worker, int attempt) {
         synchronized (out) {

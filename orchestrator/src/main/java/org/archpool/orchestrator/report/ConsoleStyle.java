@@ -22,9 +22,6 @@ public record ConsoleStyle(boolean statusLine, boolean color, Verbosity verbosit
         VERBOSE
     }
 
-    /** Plain lines, no colour: what pipes, files and CI logs get. */
-    public static final ConsoleStyle PLAIN = new ConsoleStyle(false, false, Verbosity.NORMAL);
-
     /**
      * @param terminal    whether standard output is an interactive terminal
      * @param environment the environment, for {@code NO_COLOR} (https://no-color.org: set to anything non-empty)

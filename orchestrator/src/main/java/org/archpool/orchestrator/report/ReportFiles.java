@@ -3,6 +3,10 @@ package org.archpool.orchestrator.report;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystemException;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,11 +24,6 @@ import org.archpool.orchestrator.metrics.PrometheusFile;
  * @param html    {@code --html}, or null
  */
 public record ReportFiles(Path report, Path metrics, Path trace, Path junit, Path html) {
-
-    /** Only the JSON report. */
-    public static ReportFiles reportOnly(Path report) {
-        return new ReportFiles(report, null, null, null, null);
-    }
 
     /** The same outputs, with the JSON report at {@code file}. */
     public ReportFiles withReport(Path file) {
@@ -70,7 +69,24 @@ public record ReportFiles(Path report, Path metrics, Path trace, Path junit, Pat
         try {
             write.run();
         } catch (IOException e) {
-            failures.add("cannot write " + what + " " + file + ": " + e);
+            failures.add("cannot write " + what + " " + file + ": " + describe(e));
         }
+    }
+
+    /** What went wrong, in words: no exception class names. */
+    private static String describe(IOException e) {
+        if (e instanceof AccessDeniedException denied) {
+            return "permission denied on " + denied.getFile();
+        }
+        if (e instanceof FileAlreadyExistsException exists) {
+            return exists.getFile() + " is in the way: it is a file where a folder is needed";
+        }
+        if (e instanceof NoSuchFileException missing) {
+            return "no such file or folder: " + missing.getFile();
+        }
+        if (e instanceof FileSystemException fs && fs.getReason() != null) {
+            return fs.getReason() + (fs.getFile() == null ? "" : " (" + fs.getFile() + ")");
+        }
+        return e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName();
     }
 }

@@ -67,7 +67,7 @@ import io.airlift.compress.zstd.ZstdInputStream;
  *       window: the decoder must keep the whole content) and states the content size.</li>
  *   <li>{@code -fgpu-rdc -c} objects have no {@code .hip_fatbin} section but one section per entry, named
  *       {@value #SECTION_PREFIX} and the id, holding LLVM bitcode; {@link #readObjectSections} reads them.</li>
- *   <li>With no {@code --offload-arch} and no GPU to ask, hipcc builds for gfx803 without a word.</li>
+ *   <li>Given no target and no GPU to ask, hipcc builds for gfx803 without a word.</li>
  * </ul>
  *
  * <h2>Bounds and limits</h2>
