@@ -28,6 +28,7 @@ public final class BuildMetrics implements SchedulerListener, Consumer<WorkerEve
     static final String JOBS = "archpool.jobs";
     static final String RETRIES = "archpool.job.retries";
     static final String WORKER_STARTS = "archpool.worker.starts";
+    static final String WORKER_START_TIME = "archpool.worker.start";
     static final String WORKER_START_FAILURES = "archpool.worker.start.failures";
     static final String WORKER_DEATHS = "archpool.worker.deaths";
     static final String WORKER_RECYCLES = "archpool.worker.recycles";
@@ -98,8 +99,13 @@ public final class BuildMetrics implements SchedulerListener, Consumer<WorkerEve
     @Override
     public void accept(WorkerEvent e) {
         switch (e.event()) {
-            case "started" -> Counter.builder(WORKER_STARTS).description("Worker processes started")
-                    .register(registry).increment();
+            case "started" -> {
+                Counter.builder(WORKER_STARTS).description("Worker processes started").register(registry).increment();
+                if (e.startMs() != null) {
+                    Timer.builder(WORKER_START_TIME).description("From launching a worker to its hello")
+                            .register(registry).record(Duration.ofMillis(e.startMs()));
+                }
+            }
             case "died" -> Counter.builder(WORKER_DEATHS).description("Workers lost under a job, by cause")
                     .tag("cause", e.cause() == null ? "unknown" : e.cause()).register(registry).increment();
             case "failed_to_start" -> Counter.builder(WORKER_START_FAILURES)

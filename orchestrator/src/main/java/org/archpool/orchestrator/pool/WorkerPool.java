@@ -72,17 +72,18 @@ public final class WorkerPool implements AutoCloseable {
                 return current;
             }
             if (current != null) {
-                record(current.id(), "died", current.pid(), WorkerFailure.EXIT, "found dead");
+                record(current.id(), "died", current.pid(), null, WorkerFailure.EXIT, "found dead");
                 workers[slot] = null;
             }
             generations[slot]++;
         }
         String id = "w" + (slot + 1) + (generations[slot] > 1 ? "." + generations[slot] : "");
         Worker worker;
+        long launchedAt = clock.millis();
         try {
             worker = launcher.launch(id);
         } catch (WorkerFailedException e) {
-            record(id, "failed_to_start", null, e.failure(), e.getMessage());
+            record(id, "failed_to_start", null, null, e.failure(), e.getMessage());
             throw e;
         }
         synchronized (this) {
@@ -92,7 +93,7 @@ public final class WorkerPool implements AutoCloseable {
             }
             workers[slot] = worker;
             jobsRun[slot] = 0;
-            record(id, "started", worker.pid() < 0 ? null : worker.pid(), null, null);
+            record(id, "started", worker.pid() < 0 ? null : worker.pid(), clock.millis() - launchedAt, null, null);
         }
         return worker;
     }
@@ -103,7 +104,7 @@ public final class WorkerPool implements AutoCloseable {
             if (workers[slot] == worker) {
                 workers[slot] = null;
             }
-            record(worker.id(), "died", worker.pid() < 0 ? null : worker.pid(), cause, reason);
+            record(worker.id(), "died", worker.pid() < 0 ? null : worker.pid(), null, cause, reason);
         }
         worker.close();
     }
@@ -122,7 +123,7 @@ public final class WorkerPool implements AutoCloseable {
             recycle = maxJobsPerWorker > 0 && jobsRun[slot] >= maxJobsPerWorker;
             if (recycle) {
                 workers[slot] = null;
-                record(worker.id(), "recycled", worker.pid() < 0 ? null : worker.pid(), null,
+                record(worker.id(), "recycled", worker.pid() < 0 ? null : worker.pid(), null, null,
                         "ran " + jobsRun[slot] + " jobs (--max-jobs-per-worker)");
             }
         }
@@ -163,8 +164,9 @@ public final class WorkerPool implements AutoCloseable {
         return live;
     }
 
-    private synchronized void record(String worker, String event, Long pid, WorkerFailure cause, String reason) {
-        WorkerEvent e = new WorkerEvent(worker, event, pid, clock.millis() - startedAtMs,
+    private synchronized void record(String worker, String event, Long pid, Long startMs, WorkerFailure cause,
+                                     String reason) {
+        WorkerEvent e = new WorkerEvent(worker, event, pid, clock.millis() - startedAtMs, startMs,
                 cause == null ? null : cause.wireName(), reason);
         events.add(e);
         listener.accept(e);

@@ -57,13 +57,15 @@ class BuildMetricsTest {
 
     @Test
     void workerStartsAndDeathsByCause() {
-        metrics.accept(new WorkerEvent("w1", "started", 10L, 0, null, null));
-        metrics.accept(new WorkerEvent("w2", "started", 11L, 0, null, null));
+        metrics.accept(new WorkerEvent("w1", "started", 10L, 0, 300L, null, null));
+        metrics.accept(new WorkerEvent("w2", "started", 11L, 0, 500L, null, null));
         metrics.accept(new WorkerEvent("w1", "died", 10L, 5, "hang", "hung: no heartbeat"));
         metrics.accept(new WorkerEvent("w3", "failed_to_start", null, 5, "start", "cannot start"));
         metrics.accept(new WorkerEvent("w2", "recycled", 11L, 9, null, "ran 5 jobs"));
         String text = registry.scrape();
         assertThat(text).contains("archpool_worker_starts_total 2")
+                .contains("archpool_worker_start_seconds_count 2")
+                .contains("archpool_worker_start_seconds_sum 0.8")
                 .contains("archpool_worker_deaths_total{cause=\"hang\"} 1")
                 .contains("archpool_worker_start_failures_total{cause=\"start\"} 1")
                 .contains("archpool_worker_recycles_total 1");

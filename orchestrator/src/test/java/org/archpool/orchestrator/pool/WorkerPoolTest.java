@@ -1,0 +1,112 @@
+package org.archpool.orchestrator.pool;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
+import org.archpool.protocol.BuildRequest;
+import org.archpool.protocol.BuildResult;
+import org.archpool.protocol.Phase;
+import org.junit.jupiter.api.Test;
+
+class WorkerPoolTest {
+
+    /** A clock the test moves by hand. */
+    static final class ManualClock extends Clock {
+        long millis;
+
+        @Override
+        public ZoneOffset getZone() {
+            return ZoneOffset.UTC;
+        }
+
+        @Override
+        public Clock withZone(java.time.ZoneId zone) {
+            return this;
+        }
+
+        @Override
+        public Instant instant() {
+            return Instant.ofEpochMilli(millis);
+        }
+    }
+
+    /** A worker that does nothing; only its identity matters here. */
+    record IdleWorker(String id, long pid) implements Worker {
+        @Override
+        public CompletableFuture<BuildResult> execute(BuildRequest request, Consumer<Phase> progress) {
+            return new CompletableFuture<>();
+        }
+
+        @Override
+        public void cancel(String requestId) {
+        }
+
+        @Override
+        public boolean isAlive() {
+            return true;
+        }
+
+        @Override
+        public void close() {
+        }
+    }
+
+    @Test
+    void aStartRecordsHowLongTheLaunchTookUntilHello() throws Exception {
+        ManualClock clock = new ManualClock();
+        clock.millis = 1_000;
+        WorkerLauncher launcher = new WorkerLauncher() {
+            @Override
+            public Worker launch(String workerId) {
+                clock.millis += 137; // the worker's JVM start and hello
+                return new IdleWorker(workerId, 4242);
+            }
+
+            @Override
+            public String mode() {
+                return "process";
+            }
+        };
+        List<WorkerEvent> seen = new ArrayList<>();
+        try (WorkerPool pool = new WorkerPool(launcher, 2, 0, clock, seen::add)) {
+            clock.millis += 50;
+            pool.workerFor(0);
+            pool.workerFor(0); // reused: no second start
+            pool.workerFor(1);
+        }
+        assertThat(seen).extracting(WorkerEvent::event).containsExactly("started", "started");
+        assertThat(seen).extracting(WorkerEvent::startMs).containsExactly(137L, 137L);
+        assertThat(seen).extracting(WorkerEvent::atMs).containsExactly(187L, 324L);
+    }
+
+    @Test
+    void eventsOtherThanAStartHaveNoStartTime() throws Exception {
+        ManualClock clock = new ManualClock();
+        WorkerLauncher launcher = new WorkerLauncher() {
+            @Override
+            public Worker launch(String workerId) {
+                return new IdleWorker(workerId, 7);
+            }
+
+            @Override
+            public String mode() {
+                return "process";
+            }
+        };
+        List<WorkerEvent> seen = new ArrayList<>();
+        try (WorkerPool pool = new WorkerPool(launcher, 1, 1, clock, seen::add)) {
+            Worker w = pool.workerFor(0);
+            pool.jobFinished(0, w);
+            Worker w2 = pool.workerFor(0);
+            pool.discard(0, w2, WorkerFailure.EXIT, "gone");
+        }
+        assertThat(seen).extracting(WorkerEvent::event).containsExactly("started", "recycled", "started", "died");
+        assertThat(seen).extracting(WorkerEvent::startMs).containsExactly(0L, null, 0L, null);
+    }
+}
