@@ -55,11 +55,22 @@ public final class BuildSession {
      * @param outputs the files to write besides the report; its report path is ignored ({@code report} decides)
      * @param style   how the console reports progress
      * @param width   the terminal's width in columns, for the status line
+     * @param buildParallelism {@code K} of each job's {@code cmake --build --parallel K}; 0: the machine's
+     *                         {@code cpus} shared out among the workers the build uses
      */
     public record Settings(Path manifest, int jobs, ArchResolver.Request arch, Path report, Path logDir,
                            boolean keepGoing, Duration timeout, int retries, int buildParallelism,
                            int maxJobsPerWorker, Verification verify, ReportFiles outputs, ConsoleStyle style,
-                           int width) {
+                           int width, int cpus) {
+
+        /**
+         * {@code K} for a build with {@code workers} workers: the one asked for, else the CPUs shared out among
+         * the workers, so that the compilers neither oversubscribe the cores (every worker building at once)
+         * nor leave them idle (fewer jobs than {@code -j}).
+         */
+        public int buildParallelism(int workers) {
+            return buildParallelism > 0 ? buildParallelism : Math.max(1, cpus / workers);
+        }
     }
 
     private final Settings settings;
@@ -111,6 +122,32 @@ public final class BuildSession {
             throws ArchSyntaxException, ArchResolutionException, IOException {
 
         BuildMetrics metrics = new BuildMetrics(registry);
+        int workers = Math.min(settings.jobs(), manifest.jobs().size());
+        ConsoleReporter console = new ConsoleReporter(out, manifest.jobs().size(), settings.style(),
+                settings.width());
+        LogReporter logReporter = new LogReporter();
+        WorkerLauncher launcher = launchers.apply(logDir.resolve("workers"));
+        try (WorkerPool pool = new WorkerPool(launcher, workers, settings.maxJobsPerWorker(), clock,
+                event -> {
+                    metrics.accept(event);
+                    logReporter.accept(event);
+                    console.accept(event);
+                })) {
+            // the workers' JVMs start while the architecture is resolved; they never need it to start
+            pool.warmUp();
+            Resolved target = resolve(metrics);
+            out.println(target.line());
+            LOG.info(target.line());
+            return build(started, manifest, logDir, reportFile, target, pool, metrics, console, logReporter);
+        }
+    }
+
+    /** The resolved target, what the compiler said of it (null when not asked) and its console line. */
+    private record Resolved(Resolution resolution, ToolchainCheck.Result checked, String line) {
+    }
+
+    /** Resolves the architecture once and, unless skipped, asks the compiler whether it can build it. */
+    private Resolved resolve(BuildMetrics metrics) throws ArchSyntaxException, ArchResolutionException {
         Resolution resolution = resolver.resolve(settings.arch());
         metrics.resolved(resolution);
         resolution.warnings().forEach(w -> err.println("archpool: warning: " + w));
@@ -119,27 +156,22 @@ public final class BuildSession {
             checked = toolchain.check(resolution.platform(), resolution.archs());
             ToolchainCheck.requireSupported(checked, resolution.platform());
         }
-        String targetLine = "target: " + resolution.platform().wireName() + " " + String.join(";", resolution.archs())
+        String line = "target: " + resolution.platform().wireName() + " " + String.join(";", resolution.archs())
                 + " (" + resolution.source() + (resolution.detail() == null ? "" : ", " + resolution.detail()) + ")";
-        out.println(targetLine);
-        LOG.info(targetLine);
+        return new Resolved(resolution, checked, line);
+    }
 
-        int workers = Math.min(settings.jobs(), manifest.jobs().size());
+    private int build(Instant started, Manifest manifest, Path logDir, Path reportFile, Resolved target,
+                      WorkerPool pool, BuildMetrics metrics, ConsoleReporter console, LogReporter logReporter)
+            throws IOException {
+        Resolution resolution = target.resolution();
+        int workers = pool.size();
+        int parallelism = settings.buildParallelism(workers);
         SchedulerConfig config = new SchedulerConfig(resolution.target(), logDir,
-                settings.timeout() == null ? 0 : settings.timeout().toMillis(), settings.buildParallelism(),
+                settings.timeout() == null ? 0 : settings.timeout().toMillis(), parallelism,
                 settings.retries(), settings.keepGoing(), settings.verify());
-        ConsoleReporter console = new ConsoleReporter(out, manifest.jobs().size(), settings.style(),
-                settings.width());
-        LogReporter logReporter = new LogReporter();
-        WorkerLauncher launcher = launchers.apply(logDir.resolve("workers"));
         List<JobOutcome> outcomes = new ArrayList<>();
-        try (WorkerPool pool = new WorkerPool(launcher, workers, settings.maxJobsPerWorker(), clock,
-                     event -> {
-                         metrics.accept(event);
-                         logReporter.accept(event);
-                         console.accept(event);
-                     });
-             Scheduler scheduler = new Scheduler(pool, config, clock,
+        try (Scheduler scheduler = new Scheduler(pool, config, clock,
                      SchedulerListener.all(logReporter, console, metrics));
              InterruptHook interrupt = new InterruptHook(scheduler, pool, err)) {
             metrics.watchPool(scheduler::busy, pool::liveWorkers, scheduler::queued);
@@ -148,7 +180,7 @@ public final class BuildSession {
                 futures.add(scheduler.submit(job));
             }
             futures.forEach(f -> outcomes.add(f.join()));
-            BuildReport.Pool poolFacts = new BuildReport.Pool(launcher.mode(), workers, settings.buildParallelism(),
+            BuildReport.Pool poolFacts = new BuildReport.Pool(pool.mode(), workers, parallelism,
                     settings.retries(), settings.keepGoing(), logDir.toString(), pool.events());
             int exitCode = interrupt.fired() ? InterruptHook.EXIT_CODE
                     : outcomes.stream().allMatch(o -> o.outcome() == Outcome.SUCCEEDED) ? 0 : 1;
@@ -156,7 +188,7 @@ public final class BuildSession {
             outcomes.forEach(o -> counts.merge(o.outcome().wireName(), 1, Integer::sum));
             BuildReport report = new BuildReport(BuildReport.SCHEMA_VERSION, Version.current(),
                     manifest.file().toString(), started.toString(), clock.millis() - started.toEpochMilli(), exitCode,
-                    resolution, checked, poolFacts, counts, outcomes);
+                    resolution, target.checked(), poolFacts, counts, outcomes);
             OutputWriteException notWritten = null;
             try {
                 settings.outputs().withReport(reportFile).write(report, registry);
@@ -164,7 +196,7 @@ public final class BuildSession {
                 notWritten = e;
             }
             interrupt.reportWritten();
-            console.summary(outcomes, targetLine, reportFile.toString());
+            console.summary(outcomes, target.line(), reportFile.toString());
             if (notWritten != null) {
                 throw notWritten;
             }

@@ -82,13 +82,12 @@ public final class BuildCommand implements Callable<Integer> {
         outputOptions.check();
         int cpus = Runtime.getRuntime().availableProcessors();
         int jobs = poolOptions.jobs(cpus);
-        int parallelism = Math.max(1, cpus / jobs);
         BuildSession.Settings settings = new BuildSession.Settings(manifest, jobs, archOptions.request(), report,
-                logDir, poolOptions.keepGoing, poolOptions.timeout, poolOptions.retries(), parallelism,
+                logDir, poolOptions.keepGoing, poolOptions.timeout, poolOptions.retries(), poolOptions.buildParallelism(),
                 poolOptions.maxJobsPerWorker(), new Verification(verify, forbidHostcall),
                 new ReportFiles(null, outputOptions.metrics, outputOptions.trace, outputOptions.junit,
                         outputOptions.html),
-                outputOptions.style(context), columns(context));
+                outputOptions.style(context), columns(context), cpus);
         java.time.Duration silence = poolOptions.heartbeatTimeout();
         Function<Path, WorkerLauncher> launchers = poolOptions.mode == PoolMode.THREAD
                 ? workerLogs -> new ThreadWorkerLauncher(JobRunner.standard())

@@ -16,6 +16,11 @@ public final class PoolOptions {
                     + " itself. Either way every compiler runs with no GPU visible.")
     PoolMode mode;
 
+    @Option(names = "--build-parallelism", paramLabel = "K",
+            description = "K of each CMake job's 'cmake --build --parallel K' (default: the CPUs divided among the"
+                    + " workers the build uses, at least 1).")
+    Integer buildParallelism;
+
     @Option(names = "--retries", paramLabel = "N", defaultValue = "1",
             description = "Times a job is retried on a fresh worker when its worker dies (default: ${DEFAULT-VALUE}).")
     int retries;
@@ -50,6 +55,18 @@ public final class PoolOptions {
             throw new UsageException("-j/--jobs must be at least 1 (got " + n + "); use -j 1 to build one job at a time");
         }
         return n;
+    }
+
+    /** @return K, or 0 to share the CPUs out among the workers */
+    int buildParallelism() throws UsageException {
+        if (buildParallelism == null) {
+            return 0;
+        }
+        if (buildParallelism < 1) {
+            throw new UsageException("--build-parallelism must be at least 1 (got " + buildParallelism
+                    + "); leave it out to share the CPUs among the workers");
+        }
+        return buildParallelism;
     }
 
     int maxJobsPerWorker() throws UsageException {

@@ -3,6 +3,8 @@ package org.archpool.orchestrator.pool;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.function.Consumer;
 
 /**
@@ -17,6 +19,8 @@ public final class WorkerPool implements AutoCloseable {
     private final long startedAtMs;
     private final Worker[] workers;
     private final int[] generations;
+    /** Per slot: the start in progress, if any, so that two threads never start workers for one slot. */
+    private final CompletableFuture<Worker>[] launches;
     private final int[] jobsRun;
     private final int maxJobsPerWorker;
     private final List<WorkerEvent> events = new ArrayList<>();
@@ -49,6 +53,9 @@ public final class WorkerPool implements AutoCloseable {
         this.startedAtMs = clock.millis();
         this.workers = new Worker[size];
         this.generations = new int[size];
+        @SuppressWarnings("unchecked")
+        CompletableFuture<Worker>[] none = new CompletableFuture[size];
+        this.launches = none;
         this.jobsRun = new int[size];
         this.maxJobsPerWorker = maxJobsPerWorker;
     }
@@ -61,8 +68,32 @@ public final class WorkerPool implements AutoCloseable {
         return launcher.mode();
     }
 
-    /** The live worker of {@code slot}, started now if it has none. */
+    /**
+     * Starts every slot's worker now, each on a thread of its own, without waiting: the workers' JVMs start
+     * while the coordinator does other work (resolving the architecture). A slot whose warm-up start fails
+     * is started again when a job needs it; the failure is recorded like any other.
+     */
+    public void warmUp() {
+        for (int slot = 0; slot < workers.length; slot++) {
+            int s = slot;
+            Thread t = new Thread(() -> {
+                try {
+                    workerFor(s);
+                } catch (WorkerFailedException e) {
+                    // recorded as a failed_to_start event by workerFor; the slot's first job starts another
+                }
+            }, "archpool-warm-up-" + (slot + 1));
+            t.setDaemon(true);
+            t.start();
+        }
+    }
+
+    /**
+     * The live worker of {@code slot}, started now if it has none. If another thread (the warm-up) is
+     * starting the slot's worker, waits for that start instead of starting a second one.
+     */
     public Worker workerFor(int slot) throws WorkerFailedException {
+        CompletableFuture<Worker> starting;
         synchronized (this) {
             if (closed) {
                 throw new WorkerFailedException(WorkerFailure.SHUTDOWN, "the pool is closed");
@@ -75,27 +106,56 @@ public final class WorkerPool implements AutoCloseable {
                 record(current.id(), "died", current.pid(), null, WorkerFailure.EXIT, "found dead");
                 workers[slot] = null;
             }
-            generations[slot]++;
+            starting = launches[slot];
+            if (starting == null) {
+                generations[slot]++;
+                launches[slot] = new CompletableFuture<>();
+            }
         }
+        return starting == null ? launch(slot) : await(starting);
+    }
+
+    private Worker launch(int slot) throws WorkerFailedException {
         String id = "w" + (slot + 1) + (generations[slot] > 1 ? "." + generations[slot] : "");
+        CompletableFuture<Worker> starting = launches[slot];
         Worker worker;
         long launchedAt = clock.millis();
         try {
             worker = launcher.launch(id);
         } catch (WorkerFailedException e) {
-            record(id, "failed_to_start", null, null, e.failure(), e.getMessage());
+            synchronized (this) {
+                launches[slot] = null;
+                record(id, "failed_to_start", null, null, e.failure(), e.getMessage());
+            }
+            starting.completeExceptionally(e);
             throw e;
         }
         synchronized (this) {
+            launches[slot] = null;
             if (closed) {
                 worker.close();
-                throw new WorkerFailedException(WorkerFailure.SHUTDOWN, "the pool is closed");
+                WorkerFailedException e = new WorkerFailedException(WorkerFailure.SHUTDOWN, "the pool is closed");
+                starting.completeExceptionally(e);
+                throw e;
             }
             workers[slot] = worker;
             jobsRun[slot] = 0;
             record(id, "started", worker.pid() < 0 ? null : worker.pid(), clock.millis() - launchedAt, null, null);
         }
+        starting.complete(worker);
         return worker;
+    }
+
+    private static Worker await(CompletableFuture<Worker> starting) throws WorkerFailedException {
+        try {
+            return starting.get();
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof WorkerFailedException w ? w
+                    : new WorkerFailedException(WorkerFailure.START, String.valueOf(e.getCause()));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new WorkerFailedException(WorkerFailure.SHUTDOWN, "interrupted while a worker was starting");
+        }
     }
 
     /** Takes a failed worker out of its slot and makes sure it is gone; the next job gets a fresh one. */

@@ -8,6 +8,9 @@ import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import org.archpool.protocol.BuildRequest;
 import org.archpool.protocol.BuildResult;
@@ -83,6 +86,78 @@ class WorkerPoolTest {
         assertThat(seen).extracting(WorkerEvent::event).containsExactly("started", "started");
         assertThat(seen).extracting(WorkerEvent::startMs).containsExactly(137L, 137L);
         assertThat(seen).extracting(WorkerEvent::atMs).containsExactly(187L, 324L);
+    }
+
+    @Test
+    void aJobWaitsForTheWarmUpStartOfItsSlotInsteadOfStartingASecondWorker() throws Exception {
+        CountDownLatch launching = new CountDownLatch(2);
+        CountDownLatch release = new CountDownLatch(1);
+        AtomicInteger launches = new AtomicInteger();
+        WorkerLauncher launcher = new WorkerLauncher() {
+            @Override
+            public Worker launch(String workerId) throws WorkerFailedException {
+                launches.incrementAndGet();
+                launching.countDown();
+                try {
+                    release.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new WorkerFailedException(WorkerFailure.SHUTDOWN, "interrupted");
+                }
+                return new IdleWorker(workerId, 100 + launches.get());
+            }
+
+            @Override
+            public String mode() {
+                return "process";
+            }
+        };
+        try (WorkerPool pool = new WorkerPool(launcher, 2, Clock.systemUTC())) {
+            pool.warmUp();
+            assertThat(launching.await(10, TimeUnit.SECONDS)).as("both slots start at once").isTrue();
+            CompletableFuture<Worker> job = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return pool.workerFor(0);
+                } catch (WorkerFailedException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            release.countDown();
+            assertThat(job.get(10, TimeUnit.SECONDS).id()).isEqualTo("w1");
+            assertThat(pool.workerFor(1).id()).isEqualTo("w2");
+            assertThat(launches).hasValue(2);
+            assertThat(pool.events()).extracting(WorkerEvent::event).containsExactly("started", "started");
+        }
+    }
+
+    @Test
+    void aFailedWarmUpIsRecordedAndTheSlotStartsAgainWhenAJobNeedsIt() throws Exception {
+        AtomicInteger launches = new AtomicInteger();
+        CountDownLatch failed = new CountDownLatch(1);
+        WorkerLauncher launcher = new WorkerLauncher() {
+            @Override
+            public Worker launch(String workerId) throws WorkerFailedException {
+                if (launches.incrementAndGet() == 1) {
+                    throw new WorkerFailedException(WorkerFailure.START, "no java here");
+                }
+                return new IdleWorker(workerId, 9);
+            }
+
+            @Override
+            public String mode() {
+                return "process";
+            }
+        };
+        try (WorkerPool pool = new WorkerPool(launcher, 1, 0, Clock.systemUTC(), e -> {
+            if (e.event().equals("failed_to_start")) {
+                failed.countDown();
+            }
+        })) {
+            pool.warmUp();
+            assertThat(failed.await(10, TimeUnit.SECONDS)).isTrue();
+            assertThat(pool.workerFor(0).id()).isEqualTo("w1.2");
+            assertThat(pool.events()).extracting(WorkerEvent::event).containsExactly("failed_to_start", "started");
+        }
     }
 
     @Test
