@@ -2,7 +2,8 @@
 # Bundles a Java runtime with the built distribution, for machines without Java (HPC compute nodes, GPU
 # boxes): jlinks the modules archpool needs into orchestrator/target/archpool/runtime, which bin/archpool
 # uses when present, and generates the runtime's CDS archive (class data sharing: faster JVM starts for the
-# coordinator and every worker). The runtime runs on any x86-64 Linux with glibc 2.17 or newer.
+# coordinator and every worker), then archpool's own archives for it (scripts/cds-archives.sh). The runtime
+# runs on any x86-64 Linux with glibc 2.17 or newer.
 # Usage: scripts/bundle-runtime.sh [DIST]   (DIST defaults to orchestrator/target/archpool, built by
 #        mvn -B -q package -DskipTests; needs a JDK 17+ with jlink)
 set -euo pipefail
@@ -25,6 +26,8 @@ rm -rf "$dist/runtime"
   --output "$dist/runtime"
 # the default CDS archive of the runtime's own classes (lib/server/classes.jsa), used by -Xshare:auto
 "$dist/runtime/bin/java" -Xshare:dump > /dev/null
+# archpool's own archives (lib/*.jsa) build on that one: make them anew for this runtime
+"$root/scripts/cds-archives.sh" "$dist"
 "$dist/bin/archpool" --version > /dev/null
 echo "bundle-runtime: $dist/runtime ($(du -sh "$dist/runtime" | cut -f1), CDS archive" \
   "$(du -h "$dist/runtime/lib/server/classes.jsa" | cut -f1)); the whole distribution is $(du -sh "$dist" | cut -f1)" >&2

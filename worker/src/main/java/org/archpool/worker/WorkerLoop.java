@@ -21,8 +21,6 @@ import org.archpool.protocol.codec.MessageReader;
 import org.archpool.protocol.codec.MessageWriter;
 import org.archpool.protocol.codec.ProtocolException;
 import org.archpool.worker.exec.CancellationToken;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The worker's side of the protocol: says {@code hello}, then reads requests until {@code shutdown}, end of
@@ -42,12 +40,11 @@ public final class WorkerLoop {
         }
     }
 
-    private static final Logger LOG = LoggerFactory.getLogger(WorkerLoop.class);
-
     private final MessageReader in;
     private final MessageWriter out;
     private final JobRunner runner;
     private final ExecutorService jobExecutor;
+    private final WorkerLog log;
     private final CompletableFuture<Exit> exit = new CompletableFuture<>();
     private final Object lock = new Object();
     private RunningJob running;
@@ -66,10 +63,17 @@ public final class WorkerLoop {
     }
 
     public WorkerLoop(MessageReader in, MessageWriter out, JobRunner runner, ExecutorService jobExecutor) {
+        this(in, out, runner, jobExecutor, WorkerLog.stderr());
+    }
+
+    /** @param log where the worker's own problems are written (its stderr) */
+    public WorkerLoop(MessageReader in, MessageWriter out, JobRunner runner, ExecutorService jobExecutor,
+                      WorkerLog log) {
         this.in = in;
         this.out = out;
         this.runner = runner;
         this.jobExecutor = jobExecutor;
+        this.log = log;
     }
 
     /**
@@ -98,10 +102,10 @@ public final class WorkerLoop {
         } catch (EOFException e) {
             exit.complete(Exit.END_OF_INPUT);
         } catch (ProtocolException e) {
-            LOG.error("protocol error from the coordinator; exiting: {}", e.getMessage());
+            log.error("protocol error from the coordinator; exiting: " + e.getMessage());
             exit.complete(Exit.PROTOCOL_ERROR);
         } catch (IOException e) {
-            LOG.error("cannot talk to the coordinator; exiting: {}", e.getMessage());
+            log.error("cannot talk to the coordinator; exiting: " + e.getMessage());
             exit.complete(Exit.IO_ERROR);
         }
     }
@@ -133,7 +137,7 @@ public final class WorkerLoop {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (TimeoutException | java.util.concurrent.ExecutionException e) {
-            LOG.warn("job {} did not end within {} after cancel", job.requestId, grace);
+            log.warn("job " + job.requestId + " did not end within " + grace + " after cancel");
         }
     }
 
@@ -150,8 +154,8 @@ public final class WorkerLoop {
             exit.complete(Exit.SHUTDOWN);
             return false;
         } else {
-            LOG.warn("ignoring a {} message: only the coordinator's requests are expected here",
-                    message.getClass().getSimpleName());
+            log.warn("ignoring a " + message.getClass().getSimpleName()
+                    + " message: only the coordinator's requests are expected here");
         }
         return true;
     }
@@ -184,7 +188,7 @@ public final class WorkerLoop {
                 }
             }, job.token);
         } catch (RuntimeException e) {
-            LOG.error("job {} failed inside the worker", request.requestId(), e);
+            log.error("job " + request.requestId() + " failed inside the worker", e);
             result = new BuildResult(request.requestId(), Outcome.FAILED, null, null, null, null,
                     request.logPath(), null, "the worker failed while running the job: " + e);
         }
@@ -200,7 +204,7 @@ public final class WorkerLoop {
         try {
             out.write(message);
         } catch (IOException e) {
-            LOG.error("cannot send {} to the coordinator: {}", message.getClass().getSimpleName(), e.getMessage());
+            log.error("cannot send " + message.getClass().getSimpleName() + " to the coordinator: " + e.getMessage());
             exit.complete(Exit.IO_ERROR);
         }
     }

@@ -1,11 +1,15 @@
 package org.archpool.orchestrator.pool;
 
+import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.security.CodeSource;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import org.archpool.worker.WorkerMain;
 
 /**
  * How to start a worker JVM.
@@ -24,18 +28,31 @@ public record WorkerSpec(Path java, List<String> jvmOptions, String classPath, M
                          Path stderrDir, Duration helloTimeout, Duration heartbeat, Duration silenceLimit) {
 
     /** The worker's entry point. */
-    public static final String MAIN_CLASS = "org.archpool.worker.WorkerMain";
+    public static final String MAIN_CLASS = WorkerMain.class.getName();
 
     /**
      * Defaults sized for many workers on a small machine: a small heap that starts smaller, the serial
      * collector, the client compiler only with one compiler thread and a small code cache, no perf data
      * file. An idle worker then takes about 55 MiB of resident memory instead of about 77 MiB with the
-     * JVM's defaults (measured by {@code scripts/worker-rss.sh}; see docs/faults.md).
+     * JVM's defaults (measured by {@code scripts/worker-rss.sh}; see docs/faults.md). The JVM's own warnings
+     * go to stderr (by default they go to stdout, which carries protocol lines only), and SLF4J, which
+     * zt-exec logs through, is told to discard instead of looking for a logging framework (a worker has none).
      */
     public static final List<String> DEFAULT_JVM_OPTIONS = List.of(
             "-Xms8m", "-Xmx128m", "-Xss512k", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:CICompilerCount=1",
             "-XX:ReservedCodeCacheSize=16m", "-XX:MaxMetaspaceSize=64m", "-XX:MaxDirectMemorySize=16m",
-            "-XX:-UsePerfData", "-Xshare:auto");
+            "-XX:-UsePerfData", "-Xshare:auto", "-Xlog:disable", "-Xlog:all=warning:stderr",
+            "-Dslf4j.provider=org.slf4j.helpers.NOP_FallbackServiceProvider", "-Dslf4j.internal.verbosity=WARN");
+
+    /**
+     * Extra worker JVM options, split at white space, after the defaults (so they win): e.g.
+     * {@code -Xmx512m} for jobs whose artifacts are large, or {@code -XX:ArchiveClassesAtExit=…} to make the
+     * CDS archive ({@code scripts/cds-archives.sh}).
+     */
+    public static final String EXTRA_OPTIONS_VARIABLE = "ARCHPOOL_WORKER_JAVA_OPTS";
+
+    /** The CDS archive of the worker's classes, beside the worker jar in a distribution's lib/. */
+    public static final String CDS_ARCHIVE = "worker.jsa";
 
     public WorkerSpec {
         Objects.requireNonNull(java, "java");
@@ -57,14 +74,49 @@ public record WorkerSpec(Path java, List<String> jvmOptions, String classPath, M
     public static final Duration DEFAULT_SILENCE_LIMIT = Duration.ofSeconds(10);
     public static final Duration DEFAULT_HEARTBEAT = Duration.ofSeconds(1);
 
-    /** The same JVM and class path as this coordinator. */
+    /**
+     * The same JVM as this coordinator. In a distribution the class path is the worker jar alone (its
+     * manifest names the few jars it needs), with the CDS archive of its classes when there is one;
+     * elsewhere (tests, an IDE) it is this coordinator's class path.
+     */
     public static WorkerSpec ofCurrentJvm(Map<String, String> environment, Path stderrDir, Duration helloTimeout,
                                           Duration silenceLimit) {
         Path java = Path.of(System.getProperty("java.home"), "bin", "java");
         Duration heartbeat = silenceLimit.compareTo(DEFAULT_HEARTBEAT.multipliedBy(4)) >= 0 ? DEFAULT_HEARTBEAT
                 : silenceLimit.dividedBy(4);
-        return new WorkerSpec(java, DEFAULT_JVM_OPTIONS, System.getProperty("java.class.path"), environment,
-                stderrDir, helloTimeout, heartbeat, silenceLimit);
+        List<String> options = new ArrayList<>(DEFAULT_JVM_OPTIONS);
+        String classPath = System.getProperty("java.class.path");
+        Path workerJar = workerJar();
+        if (workerJar != null) {
+            classPath = workerJar.toString();
+            Path archive = workerJar.resolveSibling(CDS_ARCHIVE);
+            if (Files.isRegularFile(archive)) {
+                options.add("-XX:SharedArchiveFile=" + archive);
+            }
+        }
+        options.addAll(extraOptions(environment));
+        return new WorkerSpec(java, options, classPath, environment, stderrDir, helloTimeout, heartbeat,
+                silenceLimit);
+    }
+
+    /** The options in {@link #EXTRA_OPTIONS_VARIABLE}, if any. */
+    static List<String> extraOptions(Map<String, String> environment) {
+        String extra = environment.getOrDefault(EXTRA_OPTIONS_VARIABLE, "").strip();
+        return extra.isEmpty() ? List.of() : List.of(extra.split("\\s+"));
+    }
+
+    /** The jar the worker's classes were loaded from, or null when they come from a folder. */
+    private static Path workerJar() {
+        CodeSource source = WorkerMain.class.getProtectionDomain().getCodeSource();
+        if (source == null || source.getLocation() == null) {
+            return null;
+        }
+        try {
+            Path location = Path.of(source.getLocation().toURI());
+            return Files.isRegularFile(location) && location.toString().endsWith(".jar") ? location : null;
+        } catch (URISyntaxException | IllegalArgumentException e) {
+            return null; // not a file: a class path this JVM can pass on as it is
+        }
     }
 
     /** The worker's command line. */
