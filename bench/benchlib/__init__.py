@@ -1,0 +1,1 @@
+"""The pieces of bench/run: options, processes, archpool runs, one module per section, the report."""

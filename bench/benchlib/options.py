@@ -1,0 +1,194 @@
+"""bench/run's command line: parsing, defaults (full run or --smoke) and the per-section reproduce command."""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional, Sequence, Tuple
+
+from .errors import UsageError
+
+SECTIONS = ("compile", "dispatch", "start", "memory", "probes")
+
+# Sizes of the full run, and of --smoke (a run of seconds for CI); an option given explicitly wins over both.
+FULL_SIZES = {"runs": 3, "projects": 48, "dispatch_jobs": 5000, "queued_jobs": 10000, "worker_starts": 20}
+SMOKE_SIZES = {"runs": 1, "projects": 2, "dispatch_jobs": 200, "queued_jobs": 500, "worker_starts": 3}
+
+# The options that change what a section measures, for its "Reproduce:" line.
+SECTION_OPTIONS = {
+    "compile": ("runs", "projects", "jobs", "arch", "fresh_configure"),
+    "dispatch": ("runs", "dispatch_jobs", "arch"),
+    "start": ("worker_starts", "arch"),
+    "memory": ("queued_jobs", "arch"),
+    "probes": (),
+}
+
+DESCRIPTION = """\
+Benchmarks archpool against the compile pools users already have (xargs -P, a Python
+ProcessPoolExecutor) and writes a markdown report with the machine, the command line, and per
+section a table of medians (with min and max of the runs), the target and whether it is met.
+Contenders are interleaved round by round so that machine drift spreads evenly. Figures are
+reported, never asserted: the exit status is 0 whatever they are, 1 when a contender failed or
+built the wrong thing, 2 for bad options or a missing tool, 130 when interrupted.
+
+Sections: compile (real CUDA CMake projects), dispatch (trivial jobs per second), start (worker
+launch to hello), memory (coordinator and worker RSS), probes (detection tools run per build).
+"""
+
+
+@dataclass(frozen=True)
+class Options:
+    """Everything a run needs, with defaults filled in; `given` names the options set on the command line."""
+
+    archpool: Path
+    runs: int
+    projects: int
+    jobs: int
+    dispatch_jobs: int
+    queued_jobs: int
+    worker_starts: int
+    arch: str
+    work: Optional[Path]
+    keep: bool
+    out: Path
+    json: Path
+    baseline: Optional[Path]
+    notes: Optional[Path]
+    label: Optional[str]
+    only: Tuple[str, ...]
+    smoke: bool
+    fresh_configure: bool
+    argv: Tuple[str, ...]
+    given: Tuple[str, ...]
+
+    def command_line(self) -> str:
+        """The command that produced this run, as typed from the repository root."""
+        return shlex.join(["bench/run", *self.argv])
+
+    def reproduce(self, section: str) -> str:
+        """The command that measures only `section` the same way."""
+        words = ["bench/run", "--only", section]
+        if self.smoke:
+            words.append("--smoke")
+        for name in SECTION_OPTIONS[section]:
+            if name not in self.given:
+                continue
+            flag = "--" + name.replace("_", "-")
+            value = getattr(self, name)
+            words.extend([flag] if isinstance(value, bool) else [flag, str(value)])
+        return shlex.join(words)
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a mistake is one line (a UsageError), not a usage block."""
+
+    def error(self, message: str):
+        raise UsageError(f"{message} (see bench/run --help)")
+
+
+def _count(text: str) -> int:
+    """A positive integer option value."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} is not positive")
+    return value
+
+
+def _sections(text: str) -> Tuple[str, ...]:
+    """The --only list: known section names, comma-separated."""
+    names = tuple(name.strip() for name in text.split(","))
+    unknown = [name for name in names if name not in SECTIONS]
+    if unknown:
+        raise argparse.ArgumentTypeError(f"unknown section '{unknown[0]}' (sections: {', '.join(SECTIONS)})")
+    return names
+
+
+def _parser() -> _Parser:
+    p = _Parser(prog="bench/run", description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
+    size = "default: %s, --smoke: %s"
+    p.add_argument("--archpool", type=Path, metavar="PATH",
+                   help="the launcher to measure (default: orchestrator/target/archpool/bin/archpool "
+                        "of this repository)")
+    p.add_argument("--runs", type=_count, metavar="N",
+                   help="timed runs of each contender in compile and dispatch (" + size % (3, 1) + ")")
+    p.add_argument("--projects", type=_count, metavar="N",
+                   help="CUDA CMake projects in the compile section (" + size % (48, 2) + ")")
+    p.add_argument("--jobs", type=_count, default=2, metavar="N",
+                   help="parallelism of every compile contender (-jN, -PN, max_workers=N; default: 2)")
+    p.add_argument("--dispatch-jobs", type=_count, metavar="N",
+                   help="trivial jobs per dispatch run (" + size % (5000, 200) + ")")
+    p.add_argument("--queued-jobs", type=_count, metavar="N",
+                   help="jobs queued in the coordinator for its peak RSS (" + size % (10000, 500) + ")")
+    p.add_argument("--worker-starts", type=_count, metavar="N",
+                   help="workers started one after the other (" + size % (20, 3) + ")")
+    p.add_argument("--arch", default="90", metavar="A", help="CUDA architecture to build for (default: 90)")
+    p.add_argument("--fresh-configure", action="store_true",
+                   help="let every timed configure identify the compiler itself (about 4 s per project) "
+                        "instead of seeding it from one reference configure")
+    p.add_argument("--work", type=Path, metavar="DIR",
+                   help="where projects, builds and logs go; must be empty or not exist (default: a fresh "
+                        "temporary folder); removed at the end unless --keep")
+    p.add_argument("--keep", action="store_true", help="keep the work folder and every build and log in it")
+    p.add_argument("--out", type=Path, metavar="FILE",
+                   help="the markdown report (default: docs/performance.md of this repository)")
+    p.add_argument("--json", type=Path, metavar="FILE",
+                   help="the raw figures as JSON (default: the --out file with the suffix .json, "
+                        "e.g. docs/performance.json)")
+    p.add_argument("--baseline", type=Path, metavar="FILE.json",
+                   help="the --json output of an earlier run: every table gets a 'before' column "
+                        "next to 'after'")
+    p.add_argument("--notes", type=Path, metavar="FILE.md",
+                   help="markdown appended to the report as it is: what limits the figures and what was changed "
+                        "to improve them (default: bench/notes.md of this repository, if there is one)")
+    p.add_argument("--label", metavar="TEXT", help="a name for this run, e.g. 'after', recorded in the JSON")
+    p.add_argument("--only", type=_sections, metavar="SECTION[,SECTION]",
+                   help="run only these sections (" + ", ".join(SECTIONS) + "; default: all)")
+    p.add_argument("--smoke", action="store_true",
+                   help="a run of seconds for CI: --projects 2 --runs 1 --dispatch-jobs 200 "
+                        "--queued-jobs 500 --worker-starts 3, everything else the same")
+    return p
+
+
+def _given(namespace: argparse.Namespace) -> Tuple[str, ...]:
+    """Options set on the command line (their value differs from argparse's default)."""
+    defaults = vars(_parser().parse_args([]))
+    return tuple(name for name, value in vars(namespace).items() if value != defaults[name])
+
+
+def _notes(given: Optional[Path], repo: Path) -> Optional[Path]:
+    """The --notes file, which must exist, or bench/notes.md when there is one."""
+    if given is not None:
+        if not given.is_file():
+            raise UsageError(f"--notes {given} is not a file; give a markdown file to append to the report")
+        return given.absolute()
+    default = repo / "bench" / "notes.md"
+    return default if default.is_file() else None
+
+
+def parse(argv: Sequence[str], repo: Path) -> Options:
+    """Parses bench/run's arguments; paths that default into the repository are resolved against `repo`."""
+    ns = _parser().parse_args(list(argv))
+    given = _given(ns)
+    sizes = SMOKE_SIZES if ns.smoke else FULL_SIZES
+    for name, value in sizes.items():
+        if getattr(ns, name) is None:
+            setattr(ns, name, value)
+    if not ns.arch.strip():
+        raise UsageError("--arch must not be empty (see bench/run --help)")
+    out = (ns.out or repo / "docs" / "performance.md").absolute()
+    return Options(
+        archpool=(ns.archpool or repo / "orchestrator" / "target" / "archpool" / "bin" / "archpool").absolute(),
+        runs=ns.runs, projects=ns.projects, jobs=ns.jobs, dispatch_jobs=ns.dispatch_jobs,
+        queued_jobs=ns.queued_jobs, worker_starts=ns.worker_starts, arch=ns.arch,
+        work=ns.work.absolute() if ns.work else None, keep=ns.keep, out=out,
+        json=(ns.json or out.with_suffix(".json")).absolute(),
+        baseline=ns.baseline.absolute() if ns.baseline else None,
+        notes=_notes(ns.notes, repo), label=ns.label,
+        only=ns.only or SECTIONS, smoke=ns.smoke, fresh_configure=ns.fresh_configure,
+        argv=tuple(argv), given=given,
+    )

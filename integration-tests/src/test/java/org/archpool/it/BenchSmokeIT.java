@@ -1,0 +1,119 @@
+package org.archpool.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.File;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code bench/run --smoke}, the benchmark harness at CI size: it measures every section against the built
+ * distribution and writes a markdown report with each section's table and a JSON file with a figure for each
+ * measurement. The figures themselves are not judged here (they are printed, never asserted); only that they
+ * were measured.
+ */
+class BenchSmokeIT {
+
+    /** Every section's heading in the markdown, by the name {@code --only} takes. */
+    private static final Map<String, String> HEADINGS = Map.of(
+            "compile", "## 1. Compile: 2 CUDA CMake projects at parallelism 2",
+            "dispatch", "## 2. Dispatch overhead: 200 trivial jobs",
+            "start", "## 3. Worker start: 3 workers, one after the other",
+            "memory", "## 4. Memory",
+            "probes", "## 5. Probes per build");
+
+    private static final String TABLE_HEAD = "| figure | value | min | max | of | target | met |";
+
+    /** Figures that must be measured, positive numbers. */
+    private static final List<String> POSITIVE = List.of(
+            "compile.wall.archpool-process", "compile.wall.archpool-thread", "compile.wall.xargs",
+            "compile.wall.python", "dispatch.rate.archpool-j2", "dispatch.rate.archpool-j8",
+            "dispatch.rate.xargs-P2", "dispatch.rate.xargs-P8", "start.process", "memory.coordinator-peak",
+            "memory.worker-rss-mean");
+
+    @Test
+    void measuresEverySectionAndWritesTheReportAndItsFigures(@TempDir Path dir) throws Exception {
+        RequiredTool.require("cmake", "ninja", "nvcc", "python3");
+        Path markdown = dir.resolve("performance.md");
+        Path json = dir.resolve("p.json");
+        Path work = dir.resolve("work");
+
+        Run run = bench("--smoke", "--archpool", Archpool.home().resolve("bin/archpool").toString(),
+                "--out", markdown.toString(), "--json", json.toString(), "--work", work.toString());
+
+        assertThat(run.exitCode()).as(run.toString()).isZero();
+        assertThat(work).as("the work folder is removed at the end").doesNotExist();
+        String report = Files.readString(markdown, StandardCharsets.UTF_8);
+        assertThat(report).startsWith("# archpool performance").contains("## Machine")
+                .contains("`bench/run --smoke --archpool ");
+        for (Map.Entry<String, String> section : HEADINGS.entrySet()) {
+            assertThat(sectionOf(report, section.getValue())).as(section.getKey())
+                    .contains(TABLE_HEAD)
+                    .contains("Reproduce: `bench/run --only " + section.getKey() + " --smoke`");
+        }
+
+        JsonNode figures = Archpool.json(json).path("figures");
+        for (String key : POSITIVE) {
+            assertThat(figures.path(key).path("value").asDouble()).as(key).isPositive();
+        }
+        List<String> probeCounts = new ArrayList<>();
+        figures.fieldNames().forEachRemaining(key -> {
+            if (key.startsWith("probes.") && !key.equals("probes.from-workers")) {
+                probeCounts.add(key);
+            }
+        });
+        assertThat(probeCounts).as("three builds, three tools").hasSize(9);
+        for (String key : probeCounts) {
+            assertThat(figures.path(key).path("value").asInt()).as(key).isEqualTo(1);
+        }
+        assertThat(figures.path("probes.from-workers").path("value").isNumber()).isTrue();
+        assertThat(figures.path("probes.from-workers").path("value").asInt()).isZero();
+    }
+
+    /** The text of one section: from its heading to the next. */
+    private static String sectionOf(String report, String heading) {
+        int start = report.indexOf(heading + "\n");
+        assertThat(start).as("heading '%s' in the report", heading).isNotNegative();
+        int end = report.indexOf("\n## ", start + heading.length());
+        return report.substring(start, end < 0 ? report.length() : end);
+    }
+
+    record Run(int exitCode, String output) {
+        @Override
+        public String toString() {
+            return "exit " + exitCode + "\n--- output\n" + output;
+        }
+    }
+
+    /** Runs bench/run from the repository root, stdout and stderr together, for at most 5 minutes. */
+    private static Run bench(String... args) throws Exception {
+        List<String> command = new ArrayList<>(List.of(Archpool.repo().resolve("bench/run").toString()));
+        command.addAll(List.of(args));
+        Path output = Files.createTempFile("bench-run", ".out");
+        try {
+            Process p = new ProcessBuilder(command).directory(Archpool.repo().toFile())
+                    .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+                    .redirectErrorStream(true).redirectOutput(output.toFile()).start();
+            if (!p.waitFor(5, TimeUnit.MINUTES)) {
+                p.destroy(); // SIGTERM: the harness stops its contenders and removes its work folder
+                if (!p.waitFor(30, TimeUnit.SECONDS)) {
+                    p.descendants().forEach(ProcessHandle::destroyForcibly);
+                    p.destroyForcibly();
+                }
+                throw new AssertionError("bench/run --smoke did not finish in 5 minutes:\n"
+                        + Files.readString(output, StandardCharsets.UTF_8));
+            }
+            return new Run(p.exitValue(), Files.readString(output, StandardCharsets.UTF_8));
+        } finally {
+            Files.deleteIfExists(output);
+        }
+    }
+}
