@@ -33,8 +33,9 @@ public record WorkerSpec(Path java, List<String> jvmOptions, String classPath, M
     /**
      * Defaults sized for many workers on a small machine: a small heap that starts smaller, the serial
      * collector, the client compiler only with one compiler thread and a small code cache, no perf data
-     * file. An idle worker then takes about 55 MiB of resident memory instead of about 77 MiB with the
-     * JVM's defaults (measured by {@code scripts/worker-rss.sh}; see docs/faults.md). The JVM's own warnings
+     * file: they took an idle worker from about 77 MiB of resident memory with the JVM's defaults to 56 MiB,
+     * and its own class path without a logging framework or object mapper to 42 MiB (docs/faults.md,
+     * docs/performance.md). The JVM's own warnings
      * go to stderr (by default they go to stdout, which carries protocol lines only), and SLF4J, which
      * zt-exec logs through, is told to discard instead of looking for a logging framework (a worker has none).
      */

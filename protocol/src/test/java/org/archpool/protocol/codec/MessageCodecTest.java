@@ -85,6 +85,52 @@ class MessageCodecTest {
     }
 
     @Test
+    void theTypeMayComeAnywhereInTheObject() throws Exception {
+        assertThat(codec.decode("{\"requestId\":\"r\",\"phase\":\"build\",\"type\":\"progress\"}"))
+                .isEqualTo(new Progress("r", Phase.BUILD));
+    }
+
+    @Test
+    void valuesOfTheWrongJsonTypeAreRefusedByFieldNotCoerced() {
+        assertThatThrownBy(() -> codec.decode("{\"type\":\"cancel\",\"requestId\":5}"))
+                .isInstanceOf(ProtocolException.class).hasMessageContaining("cancel.requestId must be a string, not 5");
+        String build = "{\"type\":\"build\",\"requestId\":\"r\",\"buildParallelism\":1,\"logPath\":\"/l\","
+                + "\"target\":{\"platform\":\"cuda\",\"archs\":[\"90\"]},";
+        assertThatThrownBy(() -> codec.decode(build + "\"timeoutMs\":null,"
+                + "\"job\":{\"kind\":\"command\",\"id\":\"c\",\"argv\":[\"true\"],\"cwd\":\"/\"}}"))
+                .isInstanceOf(ProtocolException.class).hasMessageContaining("build.timeoutMs must be a number, not null");
+        assertThatThrownBy(() -> codec.decode(build + "\"timeoutMs\":1.5,"
+                + "\"job\":{\"kind\":\"command\",\"id\":\"c\",\"argv\":[\"true\"],\"cwd\":\"/\"}}"))
+                .isInstanceOf(ProtocolException.class).hasMessageContaining("build.timeoutMs must be a whole number");
+        assertThatThrownBy(() -> codec.decode(build + "\"timeoutMs\":0,"
+                + "\"job\":{\"kind\":\"command\",\"id\":\"c\",\"argv\":[7],\"cwd\":\"/\"}}"))
+                .isInstanceOf(ProtocolException.class).hasMessageContaining("build.job.argv[0] must be a string, not 7");
+        assertThatThrownBy(() -> codec.decode(build + "\"timeoutMs\":99999999999999999999,"
+                + "\"job\":{\"kind\":\"command\",\"id\":\"c\",\"argv\":[\"true\"],\"cwd\":\"/\"}}"))
+                .isInstanceOf(ProtocolException.class).hasMessageContaining("build.timeoutMs is out of range");
+        assertThatThrownBy(() -> codec.decode(build + "\"timeoutMs\":0,"
+                + "\"job\":{\"kind\":\"docker\",\"id\":\"c\"}}"))
+                .isInstanceOf(ProtocolException.class).hasMessageContaining("build.job.kind must be cmake or command");
+        assertThatThrownBy(() -> codec.decode("{\"type\":\"result\",\"requestId\":\"r\",\"outcome\":\"exploded\"}"))
+                .isInstanceOf(ProtocolException.class).hasMessageContaining("unknown outcome 'exploded'");
+        assertThatThrownBy(() -> codec.decode("{\"type\":\"build\",\"requestId\":\"r\",\"env\":{\"A\":null}}"))
+                .isInstanceOf(ProtocolException.class);
+    }
+
+    @Test
+    void absentOptionalValuesAreLeftOutNotWrittenAsNull() {
+        String line = new String(codec.encode(new BuildRequest("r", new CommandJob("c", List.of("true"), "/", null,
+                null, null), new Target(Platform.CUDA, List.of("90")), 0, 1, "/l")));
+        assertThat(line).startsWith("{\"type\":\"build\"").doesNotContain("null").doesNotContain("timeoutMs\":null")
+                .contains("\"job\":{\"kind\":\"command\",\"id\":\"c\",\"argv\":[\"true\"],\"cwd\":\"/\"");
+        String result = new String(codec.encode(new BuildResult("r", Outcome.SUCCEEDED, 0, null,
+                List.of(new PhaseTiming(Phase.INSPECT, 3, null)), List.of(new Artifact("/a.so", List.of("sm_90"))),
+                null, null, null)));
+        assertThat(result).contains("{\"name\":\"inspect\",\"ms\":3}").doesNotContain("hostcallKernels")
+                .doesNotContain("null");
+    }
+
+    @Test
     void aWorkerCannotBeHandedNative() {
         assertThatThrownBy(() -> codec.decode("{\"type\":\"build\",\"requestId\":\"r\",\"timeoutMs\":0,"
                 + "\"buildParallelism\":1,\"logPath\":\"/l\",\"target\":{\"platform\":\"cuda\",\"archs\":[\"native\"]},"
