@@ -21,6 +21,7 @@ class Baseline:
 
     label: str
     date: str
+    command: str
     values: Dict[str, float]
 
     @staticmethod
@@ -30,7 +31,7 @@ class Baseline:
             values = {key: figure["value"] for key, figure in data["figures"].items()}
         except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
             raise UsageError(f"--baseline {path}: not the --json output of bench/run ({e})") from None
-        return Baseline(data.get("label") or path.name, data.get("date", "?"), values)
+        return Baseline(data.get("label") or path.name, data.get("date", "?"), data.get("command", "?"), values)
 
 
 def duration(seconds: float) -> str:
@@ -88,7 +89,8 @@ def _preamble(info: RunInfo, baseline: Optional[Baseline]) -> str:
     lines = [f"Measured on {info.date} by `{opts.command_line()}`, run from the repository root; the whole run "
              f"took {duration(info.elapsed_s)}." + (f" Label: {opts.label}." if opts.label else "")]
     if baseline:
-        lines.append(f"'before' is {baseline.label}, measured on {baseline.date}; 'after' is this run.")
+        lines.append(f"'before' is the run labelled '{baseline.label}', measured on {baseline.date} by "
+                     f"`{baseline.command}`; 'after' is this run.")
     lines.append(
         "Each figure is the median of its samples, with their min and max; a ratio compares the medians of "
         "contenders measured in the same run. Runs of different contenders are interleaved (round 1: A B C D, "
