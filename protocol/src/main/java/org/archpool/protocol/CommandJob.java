@@ -7,9 +7,11 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * A direct compiler invocation: {@code argv} run without a shell in {@code cwd}. The worker expands the
- * placeholders {@code {archs}} (the {@code ;}-joined list, inside any item) and {@code {offload-arch-flags}}
- * (an item of its own, replaced by one argv item per architecture).
+ * A direct compiler invocation: {@code argv} run without a shell in {@code cwd}. A manifest's argv may hold
+ * the placeholders {@code {archs}} (the {@code ;}-joined list, inside any item) and {@code {offload-arch-flags}}
+ * (an item of its own, replaced by one argv item per architecture); the coordinator expands them for the
+ * target before it sends the job, so the argv in a {@link BuildRequest} is concrete and a worker runs it as
+ * given.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record CommandJob(

@@ -29,7 +29,6 @@ import org.archpool.worker.exec.StepResult;
 import org.archpool.worker.exec.StepRunner;
 import org.archpool.worker.inspect.GpuCodeInspector;
 import org.archpool.worker.toolchain.CmakeInvocation;
-import org.archpool.worker.toolchain.CommandInvocation;
 
 /**
  * Runs one {@link BuildRequest} to its {@link BuildResult}: plans the job's steps, runs them in order into
@@ -125,6 +124,10 @@ public final class JobRunner {
                 List.of(), request.logPath(), tail, describe(failedStep, last, request.timeoutMs()));
     }
 
+    /**
+     * CMake's configure and build with the target's architecture define, or the command's argv as given:
+     * the coordinator sends it concrete, its placeholders already expanded.
+     */
     private List<Step> plan(BuildRequest request) {
         Map<String, String> env = ChildEnvironment.forJob(request.job().env(), request.target());
         if (request.job() instanceof CmakeJob job) {
@@ -134,7 +137,7 @@ public final class JobRunner {
                     new Step(Phase.BUILD, cmake.build(job, request.buildParallelism()), buildDir, env));
         }
         CommandJob job = (CommandJob) request.job();
-        return List.of(new Step(Phase.COMMAND, CommandInvocation.argv(job, request.target()), Path.of(job.cwd()), env));
+        return List.of(new Step(Phase.COMMAND, job.argv(), Path.of(job.cwd()), env));
     }
 
     /** One sentence for the log and the result: which phase, which program, how it ended. */

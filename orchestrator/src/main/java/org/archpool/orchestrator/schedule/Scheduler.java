@@ -16,6 +16,7 @@ import org.archpool.orchestrator.pool.Worker;
 import org.archpool.orchestrator.pool.WorkerFailedException;
 import org.archpool.orchestrator.pool.WorkerFailure;
 import org.archpool.orchestrator.pool.WorkerPool;
+import org.archpool.orchestrator.toolchain.CommandInvocation;
 import org.archpool.orchestrator.verify.ArtifactVerifier;
 import org.archpool.orchestrator.verify.Verdict;
 import org.archpool.protocol.BuildRequest;
@@ -25,7 +26,9 @@ import org.archpool.protocol.Outcome;
 import org.archpool.protocol.Phase;
 
 /**
- * Runs submitted jobs on the pool's slots, one job per slot at a time, in submission order. A job whose
+ * Runs submitted jobs on the pool's slots, one job per slot at a time, in submission order. Each job is
+ * sent concrete: a command job's argv placeholders are expanded for the target here, never by a worker;
+ * an architecture that no compiler flag can name fails the job before it is sent. A job whose
  * worker fails is retried on a fresh worker up to {@code retries} times, then recorded {@code crashed}.
  * Unless {@code keepGoing}, the first job that does not succeed stops dispatching: every job not yet
  * started is recorded {@code cancelled}. Every submitted job's future completes with exactly one outcome.
@@ -148,6 +151,14 @@ public final class Scheduler implements AutoCloseable {
         long dispatchedAt = clock.millis();
         long queueWait = dispatchedAt - q.submittedAtMs();
         long timeoutMs = job.timeoutMs() != null ? job.timeoutMs() : config.defaultTimeoutMs();
+        JobSpec sent;
+        try {
+            sent = CommandInvocation.concrete(job, config.target());
+        } catch (IllegalArgumentException e) {
+            return new JobOutcome(job.id(), job.kind(), Outcome.FAILED, null, null, null, 0,
+                    dispatchedAt - origin, queueWait, 0, 0, 0, 0, clock.millis() - dispatchedAt, null, null, null,
+                    "its argv could not be expanded for the target: " + e.getMessage(), null, null, null);
+        }
         List<String> failures = new ArrayList<>();
         String lastWorker = null;
         int attempts = 0;
@@ -164,7 +175,7 @@ public final class Scheduler implements AutoCloseable {
             attemptStart = clock.millis() - origin;
             lastWorker = worker.id();
             listener.started(job.id(), worker.id(), attempt);
-            BuildRequest request = new BuildRequest(job.id() + "#" + attempt, job, config.target(), timeoutMs,
+            BuildRequest request = new BuildRequest(job.id() + "#" + attempt, sent, config.target(), timeoutMs,
                     config.buildParallelism(), logPath(job, attempt).toString());
             CompletableFuture<BuildResult> answer = worker.execute(request, phase -> listener.phase(job.id(), phase));
             running.put(slot, new Running(worker, request.requestId()));

@@ -2,11 +2,13 @@ package org.archpool.orchestrator.schedule;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import org.archpool.orchestrator.pool.ThreadWorkerLauncher;
@@ -16,6 +18,7 @@ import org.archpool.orchestrator.pool.WorkerLauncher;
 import org.archpool.orchestrator.pool.WorkerPool;
 import org.archpool.protocol.BuildRequest;
 import org.archpool.protocol.BuildResult;
+import org.archpool.protocol.CmakeJob;
 import org.archpool.protocol.CommandJob;
 import org.archpool.protocol.JobSpec;
 import org.archpool.protocol.Outcome;
@@ -147,5 +150,100 @@ class SchedulerTest {
         assertThat(outcomes.get(0).attempts()).isEqualTo(3);
         assertThat(outcomes.get(0).attemptFailures()).hasSize(3);
         assertThat(outcomes.get(0).message()).contains("status 137");
+    }
+
+    /** A launcher whose workers remember every request they are sent, then run it as a thread worker does. */
+    private static final class RecordingLauncher implements WorkerLauncher {
+        private final WorkerLauncher real = new ThreadWorkerLauncher(JobRunner.standard());
+        final List<BuildRequest> requests = new CopyOnWriteArrayList<>();
+
+        @Override
+        public Worker launch(String id) throws WorkerFailedException {
+            Worker worker = real.launch(id);
+            return new Worker() {
+                public String id() {
+                    return worker.id();
+                }
+
+                public long pid() {
+                    return worker.pid();
+                }
+
+                public CompletableFuture<BuildResult> execute(BuildRequest r, Consumer<Phase> p) {
+                    requests.add(r);
+                    return worker.execute(r, p);
+                }
+
+                public void cancel(String requestId) {
+                    worker.cancel(requestId);
+                }
+
+                public boolean isAlive() {
+                    return worker.isAlive();
+                }
+
+                public void close() {
+                    worker.close();
+                }
+            };
+        }
+
+        @Override
+        public String mode() {
+            return "test";
+        }
+    }
+
+    private SchedulerConfig config(Target target) {
+        return new SchedulerConfig(target, dir.resolve("logs"), 0, 1, 0, true);
+    }
+
+    @Test
+    void aCommandJobIsSentWithItsPlaceholdersExpanded() throws Exception {
+        RecordingLauncher launcher = new RecordingLauncher();
+        Target target = new Target(Platform.CUDA, List.of("90", "80-real"));
+        String script = "printf '%s\\n' \"$@\" > argv.txt";
+        CommandJob job = new CommandJob("k", List.of("sh", "-c", script, "sh", "{offload-arch-flags}", "--archs={archs}"),
+                dir.toString(), null, null, null);
+        List<JobOutcome> outcomes = runAll(launcher, 1, config(target), List.of(job));
+
+        List<String> flags = List.of("-gencode=arch=compute_90,code=[compute_90,sm_90]",
+                "-gencode=arch=compute_80,code=sm_80", "--archs=90;80-real");
+        assertThat(outcomes).singleElement().extracting(JobOutcome::outcome).isEqualTo(Outcome.SUCCEEDED);
+        assertThat(launcher.requests).singleElement().satisfies(request -> {
+            assertThat(request.target()).isEqualTo(target);
+            assertThat(request.job()).isInstanceOf(CommandJob.class);
+            assertThat(((CommandJob) request.job()).argv()).containsExactly("sh", "-c", script, "sh",
+                    flags.get(0), flags.get(1), flags.get(2));
+        });
+        assertThat(Files.readAllLines(dir.resolve("argv.txt"))).containsExactlyElementsOf(flags);
+        assertThat(Files.readString(dir.resolve("logs/k.log"))).contains("\n$ sh -c " + script + " sh "
+                + String.join(" ", flags) + "\n");
+        assertThat(job.argv()).contains("{offload-arch-flags}", "--archs={archs}");
+    }
+
+    @Test
+    void aCmakeJobIsSentAsTheManifestGaveIt() {
+        RecordingLauncher launcher = new RecordingLauncher();
+        CmakeJob job = new CmakeJob("c", dir.resolve("no-such-project").toString(), dir.resolve("build").toString(),
+                null, null, null, null, null, null, null, null, null);
+        runAll(launcher, 1, config(new Target(Platform.HIP, List.of("gfx942"))), List.of(job));
+        assertThat(launcher.requests).singleElement().extracting(BuildRequest::job).isSameAs(job);
+    }
+
+    @Test
+    void anArchitectureWithoutACompilerFlagFailsTheJobBeforeItIsSent() {
+        RecordingLauncher launcher = new RecordingLauncher();
+        List<JobOutcome> outcomes = runAll(launcher, 1, config(new Target(Platform.CUDA, List.of("sm_90"))),
+                List.of(new CommandJob("flags", List.of("nvcc", "{offload-arch-flags}"), dir.toString(), null, null,
+                        null), sh("list", "test '{archs}' = sm_90")));
+        assertThat(outcomes.get(0).outcome()).isEqualTo(Outcome.FAILED);
+        assertThat(outcomes.get(0).attempts()).isZero();
+        assertThat(outcomes.get(0).worker()).isNull();
+        assertThat(outcomes.get(0).logPath()).isNull();
+        assertThat(outcomes.get(0).message()).isEqualTo("its argv could not be expanded for the target: "
+                + "'sm_90' is not a CUDA architecture in CMake's spelling");
+        assertThat(outcomes.get(1).outcome()).isEqualTo(Outcome.SUCCEEDED);
+        assertThat(launcher.requests).extracting(r -> r.job().id()).containsExactly("list");
     }
 }

@@ -1,5 +1,6 @@
 /**
- * Turning a job and its target into command lines: CMake configure/build invocations, compiler
- * architecture flags, and the environment conventions nested tools read instead of probing.
+ * Turning a job and its target into what its processes run with: CMake configure/build invocations and
+ * the environment conventions nested tools read instead of probing. A command job's argv arrives concrete
+ * (the coordinator expanded its placeholders) and is run as given.
  */
 package org.archpool.worker.toolchain;

@@ -1,14 +1,16 @@
-package org.archpool.worker.toolchain;
+package org.archpool.orchestrator.toolchain;
 
 import java.util.ArrayList;
 import java.util.List;
 import org.archpool.protocol.CommandJob;
+import org.archpool.protocol.JobSpec;
 import org.archpool.protocol.Target;
 
 /**
  * The argv of a {@link CommandJob} with its placeholders expanded: an item that is exactly
  * {@code {offload-arch-flags}} becomes one item per architecture ({@link OffloadArchFlags}); {@code {archs}}
- * anywhere inside an item becomes the {@code ;}-joined list.
+ * anywhere inside an item becomes the {@code ;}-joined list. The coordinator expands them before a job is
+ * sent, so a worker runs the argv it is given.
  */
 public final class CommandInvocation {
 
@@ -28,5 +30,21 @@ public final class CommandInvocation {
             }
         }
         return argv;
+    }
+
+    /**
+     * The job as a worker receives it: a command job with its argv expanded for {@code target} (the same
+     * job when there is nothing to expand), any other job unchanged.
+     *
+     * @throws IllegalArgumentException when an architecture of {@code target} has no compiler flag
+     */
+    public static JobSpec concrete(JobSpec job, Target target) {
+        if (!(job instanceof CommandJob command)) {
+            return job;
+        }
+        List<String> argv = argv(command, target);
+        return argv.equals(command.argv()) ? command
+                : new CommandJob(command.id(), argv, command.cwd(), command.env(), command.timeoutMs(),
+                        command.artifacts());
     }
 }

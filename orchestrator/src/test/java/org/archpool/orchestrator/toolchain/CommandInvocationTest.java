@@ -1,4 +1,4 @@
-package org.archpool.worker.toolchain;
+package org.archpool.orchestrator.toolchain;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -29,15 +29,5 @@ class CommandInvocationTest {
     void expandsArchsInsideItems() {
         assertThat(expand(new Target(Platform.CUDA, List.of("80", "90")), "tool", "--archs={archs}", "{archs}"))
                 .containsExactly("tool", "--archs=80;90", "80;90");
-    }
-
-    @Test
-    void exportsEveryConvention() {
-        assertThat(ArchConventions.environment(new Target(Platform.HIP, List.of("gfx942", "gfx90a"))))
-                .containsExactly(java.util.Map.entry("HIPARCHS", "gfx942;gfx90a"),
-                        java.util.Map.entry("PYTORCH_ROCM_ARCH", "gfx942;gfx90a"));
-        assertThat(ArchConventions.environment(new Target(Platform.CUDA, List.of("90a", "80-real", "100f"))))
-                .containsEntry("CUDAARCHS", "90a;80-real;100f")
-                .containsEntry("TORCH_CUDA_ARCH_LIST", "9.0a+PTX;8.0;10.0f+PTX");
     }
 }
