@@ -1,9 +1,13 @@
 package org.archpool.orchestrator.toolchain;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.List;
+import java.util.Map;
+import org.archpool.protocol.CmakeJob;
 import org.archpool.protocol.CommandJob;
+import org.archpool.protocol.JobSpec;
 import org.archpool.protocol.Platform;
 import org.archpool.protocol.Target;
 import org.junit.jupiter.api.Test;
@@ -29,5 +33,38 @@ class CommandInvocationTest {
     void expandsArchsInsideItems() {
         assertThat(expand(new Target(Platform.CUDA, List.of("80", "90")), "tool", "--archs={archs}", "{archs}"))
                 .containsExactly("tool", "--archs=80;90", "80;90");
+    }
+
+    @Test
+    void theFlagsPlaceholderMustBeAWholeItem() {
+        assertThat(expand(new Target(Platform.HIP, List.of("gfx942")), "hipcc", "-x{offload-arch-flags}"))
+                .containsExactly("hipcc", "-x{offload-arch-flags}");
+    }
+
+    @Test
+    void anArchitectureNvccHasNoFlagForIsRefused() {
+        assertThatThrownBy(() -> expand(new Target(Platform.CUDA, List.of("sm_90")), "nvcc", "{offload-arch-flags}"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("'sm_90' is not a CUDA architecture in CMake's spelling");
+    }
+
+    @Test
+    void aConcreteCommandJobKeepsEverythingButItsArgv() {
+        CommandJob job = new CommandJob("k", List.of("nvcc", "{offload-arch-flags}", "-o", "k.{archs}.o"), "/src",
+                Map.of("A", "1"), 5_000L, List.of("*.o"));
+        JobSpec sent = CommandInvocation.concrete(job, new Target(Platform.CUDA, List.of("90a")));
+        assertThat(sent).isEqualTo(new CommandJob("k",
+                List.of("nvcc", "-gencode=arch=compute_90a,code=[compute_90a,sm_90a]", "-o", "k.90a.o"), "/src",
+                Map.of("A", "1"), 5_000L, List.of("*.o")));
+        assertThat(job.argv()).containsExactly("nvcc", "{offload-arch-flags}", "-o", "k.{archs}.o");
+    }
+
+    @Test
+    void jobsWithNothingToExpandAreSentAsTheyAre() {
+        Target target = new Target(Platform.HIP, List.of("gfx942"));
+        CommandJob plain = new CommandJob("p", List.of("make", "-j4"), "/src", null, null, null);
+        CmakeJob cmake = new CmakeJob("c", "/src", "/build", null, null, null, null, null, null, null, null, null);
+        assertThat(CommandInvocation.concrete(plain, target)).isSameAs(plain);
+        assertThat(CommandInvocation.concrete(cmake, target)).isSameAs(cmake);
     }
 }
