@@ -180,7 +180,7 @@ public final class BuildSession {
                 futures.add(scheduler.submit(job));
             }
             futures.forEach(f -> outcomes.add(f.join()));
-            BuildReport.Pool poolFacts = new BuildReport.Pool(pool.mode(), workers, parallelism,
+            BuildReport.Pool poolFacts = new BuildReport.Pool(pool.mode(), pool.launcher(), workers, parallelism,
                     settings.retries(), settings.keepGoing(), logDir.toString(), pool.events());
             int exitCode = interrupt.fired() ? InterruptHook.EXIT_CODE
                     : outcomes.stream().allMatch(o -> o.outcome() == Outcome.SUCCEEDED) ? 0 : 1;

@@ -4,16 +4,22 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.function.Function;
 import org.archpool.orchestrator.BuildSession;
 import org.archpool.orchestrator.arch.ProcessToolRunner;
+import org.archpool.orchestrator.arch.ToolRunner;
 import org.archpool.orchestrator.arch.ToolchainCheck;
 import org.archpool.orchestrator.pool.LocalWorkerLauncher;
 import org.archpool.orchestrator.pool.PoolMode;
 import org.archpool.orchestrator.pool.ThreadWorkerLauncher;
 import org.archpool.orchestrator.pool.WorkerLauncher;
 import org.archpool.orchestrator.pool.WorkerSpec;
+import org.archpool.orchestrator.pool.slurm.Scancel;
+import org.archpool.orchestrator.pool.slurm.SlurmConfig;
+import org.archpool.orchestrator.pool.slurm.SlurmWorkerLauncher;
 import org.archpool.orchestrator.report.ReportFiles;
 import org.archpool.orchestrator.verify.Verification;
 import org.archpool.orchestrator.verify.VerifyPolicy;
@@ -41,6 +47,9 @@ public final class BuildCommand implements Callable<Integer> {
 
     @Mixin
     PoolOptions poolOptions = new PoolOptions();
+
+    @Mixin
+    LauncherOptions launcherOptions = new LauncherOptions();
 
     @Mixin
     OutputOptions outputOptions = new OutputOptions();
@@ -80,24 +89,43 @@ public final class BuildCommand implements Callable<Integer> {
                     + " and worker logs (it is created if missing)");
         }
         outputOptions.check();
+        launcherOptions.check(poolOptions.mode);
+        Map<String, String> env = context.environment();
+        ProcessToolRunner tools = new ProcessToolRunner(env, context.clock());
         int cpus = Runtime.getRuntime().availableProcessors();
-        int jobs = poolOptions.jobs(cpus);
+        int jobs = poolOptions.jobs(launcherOptions.defaultJobs(env, cpus));
+        int buildParallelism = poolOptions.buildParallelism();
+        if (launcherOptions.slurm()) {
+            LauncherOptions.requireSrun(tools);
+            buildParallelism = LauncherOptions.slurmCpusPerTask(buildParallelism, env);
+        }
         BuildSession.Settings settings = new BuildSession.Settings(manifest, jobs, archOptions.request(), report,
-                logDir, poolOptions.keepGoing, poolOptions.timeout, poolOptions.retries(), poolOptions.buildParallelism(),
+                logDir, poolOptions.keepGoing, poolOptions.timeout, poolOptions.retries(), buildParallelism,
                 poolOptions.maxJobsPerWorker(), new Verification(verify, forbidHostcall),
                 new ReportFiles(null, outputOptions.metrics, outputOptions.trace, outputOptions.junit,
                         outputOptions.html),
                 outputOptions.style(context), columns(context), cpus);
-        java.time.Duration silence = poolOptions.heartbeatTimeout();
-        Function<Path, WorkerLauncher> launchers = poolOptions.mode == PoolMode.THREAD
-                ? workerLogs -> new ThreadWorkerLauncher(JobRunner.standard())
-                : workerLogs -> new LocalWorkerLauncher(WorkerSpec.ofCurrentJvm(context.environment(), workerLogs,
-                        poolOptions.workerStartTimeout, silence));
-        ToolchainCheck toolchain = noToolchainCheck ? null : new ToolchainCheck(
-                new ProcessToolRunner(context.environment(), context.clock()), context.environment(),
-                archOptions.probeTimeout);
+        Function<Path, WorkerLauncher> launchers = launchers(env, tools, settings.buildParallelism());
+        ToolchainCheck toolchain = noToolchainCheck ? null : new ToolchainCheck(tools, env, archOptions.probeTimeout);
         return new BuildSession(settings, archOptions.resolver(context), toolchain, launchers, context.clock(),
                 new PrometheusMeterRegistry(PrometheusConfig.DEFAULT), context.out(), context.err()).run();
+    }
+
+    /** What starts the workers, given the folder for their logs. */
+    private Function<Path, WorkerLauncher> launchers(Map<String, String> env, ToolRunner tools, int cpusPerTask)
+            throws UsageException {
+        Duration silence = poolOptions.heartbeatTimeout();
+        if (poolOptions.mode == PoolMode.THREAD) {
+            return workerLogs -> new ThreadWorkerLauncher(JobRunner.standard());
+        }
+        if (launcherOptions.slurm()) {
+            Duration start = poolOptions.workerStartTimeout(LauncherOptions.SLURM_START_TIMEOUT);
+            SlurmConfig slurm = launcherOptions.slurmConfig(env, cpusPerTask);
+            return workerLogs -> new SlurmWorkerLauncher(WorkerSpec.ofCurrentJvm(env, workerLogs, start, silence),
+                    slurm, new Scancel(slurm, tools));
+        }
+        Duration start = poolOptions.workerStartTimeout(WorkerSpec.DEFAULT_HELLO_TIMEOUT);
+        return workerLogs -> new LocalWorkerLauncher(WorkerSpec.ofCurrentJvm(env, workerLogs, start, silence));
     }
 
     /** The terminal's width from {@code COLUMNS}, which shells export; 0 when unknown. */

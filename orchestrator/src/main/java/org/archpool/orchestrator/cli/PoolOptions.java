@@ -8,7 +8,8 @@ import picocli.CommandLine.Option;
 public final class PoolOptions {
 
     @Option(names = {"-j", "--jobs"}, paramLabel = "N",
-            description = "Jobs to run at once (default: the number of CPUs).")
+            description = "Jobs to run at once (default: the number of CPUs; with --launcher slurm inside an"
+                    + " allocation, its SLURM_NTASKS).")
     Integer jobs;
 
     @Option(names = "--mode", paramLabel = "process|thread", defaultValue = "process",
@@ -18,7 +19,8 @@ public final class PoolOptions {
 
     @Option(names = "--build-parallelism", paramLabel = "K",
             description = "K of each CMake job's 'cmake --build --parallel K' (default: the CPUs divided among the"
-                    + " workers the build uses, at least 1).")
+                    + " workers the build uses, at least 1). With --launcher slurm, each worker's step asks for K CPUs"
+                    + " (default: the allocation's SLURM_CPUS_PER_TASK, else 1).")
     Integer buildParallelism;
 
     @Option(names = "--retries", paramLabel = "N", defaultValue = "1",
@@ -33,10 +35,9 @@ public final class PoolOptions {
             description = "Replace a worker after it ran N jobs (default: never).")
     int maxJobsPerWorker;
 
-    @Option(names = "--worker-start-timeout", paramLabel = "DURATION", defaultValue = "30s",
-            converter = DurationConverter.class,
+    @Option(names = "--worker-start-timeout", paramLabel = "DURATION", converter = DurationConverter.class,
             description = "How long a new worker may take to start and say hello before it counts as failed"
-                    + " (default: ${DEFAULT-VALUE}).")
+                    + " (default: 30s; 5m with --launcher slurm, where a worker may wait in Slurm's queue).")
     Duration workerStartTimeout;
 
     @Option(names = "--heartbeat-timeout", paramLabel = "DURATION", defaultValue = "10s",
@@ -49,8 +50,9 @@ public final class PoolOptions {
             description = "Keep starting jobs after one fails (default: stop starting new ones; all are reported).")
     boolean keepGoing;
 
-    int jobs(int cpus) throws UsageException {
-        int n = jobs == null ? cpus : jobs;
+    /** @param byDefault what {@code -j} is when it is not given */
+    int jobs(int byDefault) throws UsageException {
+        int n = jobs == null ? byDefault : jobs;
         if (n < 1) {
             throw new UsageException("-j/--jobs must be at least 1 (got " + n + "); use -j 1 to build one job at a time");
         }
@@ -75,6 +77,11 @@ public final class PoolOptions {
                     + ")");
         }
         return maxJobsPerWorker;
+    }
+
+    /** @param byDefault the launcher's default, when the option is not given */
+    Duration workerStartTimeout(Duration byDefault) {
+        return workerStartTimeout == null ? byDefault : workerStartTimeout;
     }
 
     Duration heartbeatTimeout() throws UsageException {

@@ -21,7 +21,6 @@ import org.archpool.protocol.Shutdown;
 import org.archpool.protocol.codec.MessageReader;
 import org.archpool.protocol.codec.MessageWriter;
 import org.archpool.protocol.codec.ProtocolException;
-import org.archpool.worker.exec.ProcessTreeKiller;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -40,6 +39,7 @@ final class ProcessWorker implements Worker {
 
     private final String id;
     private final Process process;
+    private final ProcessControl control;
     private final ScheduledExecutorService watchdog;
     private final long silenceLimitNanos;
     private volatile long lastHeardNanos = System.nanoTime();
@@ -55,13 +55,15 @@ final class ProcessWorker implements Worker {
     private WorkerFailure failureCause;
 
     /**
+     * @param control      how the process is killed, and what its host said when it ended
      * @param watchdog     runs the check that declares a busy worker hung after {@code silenceLimit} without
      *                     a line from it
      */
-    ProcessWorker(String id, Process process, MessageReader in, MessageWriter out, ScheduledExecutorService watchdog,
-                  Duration silenceLimit) {
+    ProcessWorker(String id, Process process, ProcessControl control, MessageReader in, MessageWriter out,
+                  ScheduledExecutorService watchdog, Duration silenceLimit) {
         this.id = id;
         this.process = process;
+        this.control = control;
         this.in = in;
         this.out = out;
         this.watchdog = watchdog;
@@ -146,7 +148,7 @@ final class ProcessWorker implements Worker {
                 Thread.currentThread().interrupt();
             }
         }
-        ProcessTreeKiller.kill(process.toHandle());
+        control.kill(process);
         fail(WorkerFailure.SHUTDOWN, "worker was shut down");
     }
 
@@ -166,11 +168,11 @@ final class ProcessWorker implements Worker {
                 handle(message);
             }
         } catch (EOFException e) {
-            fail(WorkerFailure.EXIT, "worker closed its output; " + exitDescription());
+            fail(WorkerFailure.EXIT, "worker closed its output; " + exitDescription() + notes());
         } catch (ProtocolException e) {
             fail(WorkerFailure.PROTOCOL, "protocol error: " + e.getMessage());
         } catch (IOException e) {
-            fail(WorkerFailure.IO, "cannot read from the worker: " + e.getMessage() + "; " + exitDescription());
+            fail(WorkerFailure.IO, "cannot read from the worker: " + e.getMessage() + "; " + exitDescription() + notes());
         } catch (RuntimeException e) {
             LOG.error("unexpected failure reading worker {}", id, e);
             fail(WorkerFailure.IO, "unexpected failure reading the worker: " + e);
@@ -260,7 +262,13 @@ final class ProcessWorker implements Worker {
         if (toFail != null) {
             toFail.result().completeExceptionally(e);
         }
-        ProcessTreeKiller.kill(process.toHandle());
+        control.kill(process);
+    }
+
+    /** What the worker's host said of its end, as a clause to append; empty when nothing. */
+    private String notes() {
+        String notes = control.deathNotes();
+        return notes.isEmpty() ? "" : "; " + notes;
     }
 
     private String exitDescription() {

@@ -1,6 +1,6 @@
 package org.archpool.orchestrator.pool;
 
-/** Starts workers: worker JVMs on this machine, in-process runners, later Slurm job steps. */
+/** Starts workers: worker JVMs on this machine, in-process runners, Slurm job steps. */
 public interface WorkerLauncher extends AutoCloseable {
 
     /**
@@ -12,6 +12,11 @@ public interface WorkerLauncher extends AutoCloseable {
 
     /** What kind of worker this launches, for the report: {@code process} or {@code thread}. */
     String mode();
+
+    /** Where workers run, for the report: {@code local} (this machine) or {@code slurm}. */
+    default String launcher() {
+        return "local";
+    }
 
     /** Releases what the launcher itself holds (not its workers). */
     @Override

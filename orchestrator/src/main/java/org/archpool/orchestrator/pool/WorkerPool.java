@@ -68,6 +68,11 @@ public final class WorkerPool implements AutoCloseable {
         return launcher.mode();
     }
 
+    /** Where the workers run: {@code local} or {@code slurm}. */
+    public String launcher() {
+        return launcher.launcher();
+    }
+
     /**
      * Starts every slot's worker now, each on a thread of its own, without waiting: the workers' JVMs start
      * while the coordinator does other work (resolving the architecture). A slot whose warm-up start fails

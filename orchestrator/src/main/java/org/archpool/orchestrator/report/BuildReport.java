@@ -32,7 +32,7 @@ public record BuildReport(
     public static final int SCHEMA_VERSION = 1;
 
     /** The pool's shape and its workers' starts and deaths. */
-    public record Pool(String mode, int workers, int buildParallelism, int retries, boolean keepGoing,
+    public record Pool(String mode, String launcher, int workers, int buildParallelism, int retries, boolean keepGoing,
                        String logDir, List<WorkerEvent> workerEvents) {
     }
 }

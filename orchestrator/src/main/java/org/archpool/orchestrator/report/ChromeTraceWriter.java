@@ -275,6 +275,7 @@ public final class ChromeTraceWriter {
         putIfNotNull(other, "arch", arch);
         if (report.pool() != null) {
             putIfNotNull(other, "poolMode", report.pool().mode());
+            putIfNotNull(other, "poolLauncher", report.pool().launcher());
             other.put("workers", report.pool().workers());
         }
         other.put("timeOrigin", "ts is in microseconds since the scheduler started (startedAt is when the build"

@@ -116,6 +116,7 @@ public final class JunitXmlWriter {
         property(properties, "exitCode", Integer.toString(report.exitCode()));
         if (report.pool() != null) {
             property(properties, "pool.mode", report.pool().mode());
+            property(properties, "pool.launcher", report.pool().launcher());
             property(properties, "pool.workers", Integer.toString(report.pool().workers()));
         }
 

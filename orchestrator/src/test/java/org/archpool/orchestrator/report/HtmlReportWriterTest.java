@@ -185,7 +185,7 @@ class HtmlReportWriterTest {
                 List.of(new ProbeReport("nvidia-smi", List.of("nvidia-smi", "-L"), "detected", 0, 41, 1, null)));
         ToolchainCheck.Result check = new ToolchainCheck.Result(List.of(new ProbeReport("nvcc",
                 List.of("nvcc", "--list-gpu-code"), "ok", 0, 120, 0, null)), List.of(), "nvcc");
-        BuildReport.Pool pool = new BuildReport.Pool("process", 4, 8, 1, true, "/tmp/archpool-logs", List.of(
+        BuildReport.Pool pool = new BuildReport.Pool("process", "local", 4, 8, 1, true, "/tmp/archpool-logs", List.of(
                 new WorkerEvent("w1", "started", 101L, 0, null, null),
                 new WorkerEvent("w2", "started", 102L, 0, null, null),
                 new WorkerEvent("w3", "started", 103L, 0, null, null),

@@ -1,0 +1,90 @@
+package org.archpool.orchestrator.pool.slurm;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.archpool.orchestrator.pool.Worker;
+import org.archpool.orchestrator.pool.WorkerFailedException;
+import org.archpool.orchestrator.pool.WorkerFailure;
+import org.archpool.orchestrator.pool.WorkerHandshake;
+import org.archpool.orchestrator.pool.WorkerLauncher;
+import org.archpool.orchestrator.pool.WorkerSpec;
+import org.archpool.protocol.HiddenDevices;
+
+/**
+ * {@code --launcher slurm}: each worker JVM is a Slurm step started by {@code srun} ({@link SrunCommand}), in
+ * the coordinator's allocation when it runs in one, else as a job of its own. The protocol goes through
+ * {@code srun}'s stdin and stdout unchanged; the worker's stderr goes to {@code <id>.stderr.log} and
+ * {@code srun}'s own messages to {@code <id>.srun.log}, both in the worker log folder. A worker that ends is
+ * reported with what Slurm said ({@link SlurmStep}). Closing the launcher cancels every step it started that
+ * is still there, including one still waiting in Slurm's queue for its start.
+ */
+public final class SlurmWorkerLauncher implements WorkerLauncher {
+
+    private final WorkerSpec spec;
+    private final SlurmConfig config;
+    private final StepCanceller canceller;
+    private final WorkerHandshake handshake;
+    private final Map<Process, SlurmStep> started = new ConcurrentHashMap<>();
+
+    /**
+     * @param spec      the worker JVM's command and environment; its java, class path and stderr folder must be
+     *                  at the same paths on every node (a shared file system)
+     * @param canceller cancels a worker's step by name ({@link Scancel})
+     */
+    public SlurmWorkerLauncher(WorkerSpec spec, SlurmConfig config, StepCanceller canceller) {
+        this.spec = spec;
+        this.config = config;
+        this.canceller = canceller;
+        this.handshake = new WorkerHandshake(spec.helloTimeout(), spec.silenceLimit());
+    }
+
+    @Override
+    public String mode() {
+        return "process";
+    }
+
+    @Override
+    public String launcher() {
+        return "slurm";
+    }
+
+    @Override
+    public Worker launch(String workerId) throws WorkerFailedException {
+        Path stderr = spec.stderrDir().resolve(workerId + ".stderr.log");
+        Path srunLog = spec.stderrDir().resolve(workerId + ".srun.log");
+        String name = config.stepName(workerId);
+        List<String> command = SrunCommand.argv(config, name, stderr, spec.command(workerId));
+        Process srun;
+        SlurmStep step;
+        try {
+            Files.createDirectories(spec.stderrDir());
+            step = new SlurmStep(name, canceller, srunLog, stderr);
+            ProcessBuilder builder = new ProcessBuilder(command)
+                    .redirectError(ProcessBuilder.Redirect.appendTo(srunLog.toFile()));
+            Map<String, String> env = builder.environment();
+            env.clear();
+            env.putAll(spec.environment());
+            env.putAll(HiddenDevices.environment());
+            srun = builder.start();
+        } catch (IOException e) {
+            throw new WorkerFailedException(WorkerFailure.START, "cannot start worker " + workerId + " with "
+                    + config.srun() + ": " + e.getMessage() + " (is Slurm's srun on the PATH?)");
+        }
+        started.put(srun, step);
+        srun.onExit().thenRun(() -> started.remove(srun));
+        return handshake.await(workerId, srun, step,
+                () -> "Slurm step " + name + "; its stderr is in " + stderr + ", srun's in " + srunLog);
+    }
+
+    /** Cancels every worker step still there (the pool closed the others), then stops the watchdog. */
+    @Override
+    public void close() {
+        List.copyOf(started.entrySet()).parallelStream()
+                .forEach(e -> e.getValue().kill(e.getKey()));
+        handshake.close();
+    }
+}

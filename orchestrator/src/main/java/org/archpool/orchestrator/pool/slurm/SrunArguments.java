@@ -1,0 +1,48 @@
+package org.archpool.orchestrator.pool.slurm;
+
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * Checks the {@code srun} arguments a user passes through. archpool sets the ones that the protocol and the
+ * clean-up depend on; a user's value for one of them would break the build in a way that is hard to see
+ * (a second task writing to the worker's stdout, a label before every protocol line, a step that cannot be
+ * found to cancel), so each is refused with what to do instead.
+ */
+public final class SrunArguments {
+
+    /** Long options archpool sets itself, and why a user may not. */
+    private static final List<String[]> OWNED = List.of(
+            new String[] {"--ntasks", "-n", "each worker is exactly one task; use -j for more workers"},
+            new String[] {"--cpus-per-task", "-c", "use --build-parallelism K, which sets both the CPUs and the"
+                    + " build's parallelism"},
+            new String[] {"--job-name", "-J", "archpool names each worker's step so that it can cancel it"},
+            new String[] {"--output", "-o", "the worker's stdout carries the protocol to archpool"},
+            new String[] {"--input", "-i", "the worker's stdin carries the protocol from archpool"},
+            new String[] {"--error", "-e", "archpool sends each worker's stderr to its log folder"},
+            new String[] {"--label", "-l", "a label before each line breaks the protocol"},
+            new String[] {"--pty", null, "a terminal mangles the protocol's lines"},
+            new String[] {"--multi-prog", null, "each worker runs archpool's worker program"});
+
+    private SrunArguments() {
+    }
+
+    /**
+     * @return null when every argument may be passed through, else a sentence naming the first that may not
+     */
+    public static String refusal(List<String> args) {
+        for (String arg : args) {
+            for (String[] owned : OWNED) {
+                String lower = arg.toLowerCase(Locale.ROOT);
+                boolean isLong = lower.equals(owned[0]) || lower.startsWith(owned[0] + "=");
+                boolean isShort = owned[1] != null && arg.startsWith(owned[1])
+                        && (arg.length() == 2 || !arg.startsWith("--"));
+                if (isLong || isShort) {
+                    return "--srun-arg " + arg + " sets srun's " + owned[0] + ", which archpool sets itself: "
+                            + owned[2];
+                }
+            }
+        }
+        return null;
+    }
+}
