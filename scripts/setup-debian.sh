@@ -8,15 +8,19 @@
 # and llvm-readelf-19, which the tests cross-check archpool's readers against).
 # --browser also installs Debian's chromium (the HTML report is tested in it, headless) and python3 (the
 # Python example runs in the tests).
+# --slurm also installs Slurm (slurmctld, slurmd, its client commands) and munge: the tests of --launcher slurm
+# run against a one-node cluster that scripts/slurm-local.sh starts.
 set -euo pipefail
 
 hip=false
 browser=false
+slurm=false
 for arg in "$@"; do
   case "$arg" in
     --hip) hip=true ;;
     --browser) browser=true ;;
-    *) echo "setup: unknown option '$arg' (the options are --hip and --browser)" >&2; exit 2 ;;
+    --slurm) slurm=true ;;
+    *) echo "setup: unknown option '$arg' (the options are --hip, --browser and --slurm)" >&2; exit 2 ;;
   esac
 done
 
@@ -39,6 +43,12 @@ fi
 if $browser; then
   command -v chromium >/dev/null 2>&1 || need+=(chromium)
   command -v python3 >/dev/null 2>&1 || need+=(python3)
+fi
+if $slurm; then
+  command -v slurmctld >/dev/null 2>&1 || [ -x /usr/sbin/slurmctld ] || need+=(slurmctld)
+  command -v slurmd >/dev/null 2>&1 || [ -x /usr/sbin/slurmd ] || need+=(slurmd)
+  command -v srun >/dev/null 2>&1 || need+=(slurm-client)
+  command -v munged >/dev/null 2>&1 || [ -x /usr/sbin/munged ] || need+=(munge)
 fi
 
 if [ ${#need[@]} -gt 0 ]; then

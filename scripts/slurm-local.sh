@@ -5,7 +5,9 @@
 #   scripts/slurm-local.sh start          start the daemons; wait until the node takes jobs
 #   scripts/slurm-local.sh stop           stop them (jobs still running are killed with slurmd)
 #   scripts/slurm-local.sh stop-slurmd    stop only the node's slurmd (a fault the tests inject)
-#   scripts/slurm-local.sh start-slurmd   start it again; wait until the node takes jobs
+#   scripts/slurm-local.sh start-slurmd   start it again, clear the jobs its absence left stuck completing (the
+#                                         node is set down and resumed: this kills what runs on it), wait until
+#                                         the node takes jobs
 #
 # The folder is $ARCHPOOL_SLURM_DIR, else the folder of $SLURM_CONF, else /tmp/archpool-slurm. Clients find
 # the cluster with: export SLURM_CONF=<folder>/slurm.conf (start prints it). Needs root (or sudo) and Debian's
@@ -135,6 +137,11 @@ case "$1" in
     ;;
   start-slurmd)
     start_slurmd
+    # a job that started while slurmd was away stays "completing" until slurmctld resends its end, a minute or
+    # two later; setting the node down and resuming it ends such jobs now
+    scontrol update NodeName=localhost State=DOWN Reason=slurmd-restarted
+    scontrol update NodeName=localhost State=RESUME
+    wait_ready
     ;;
   *) usage ;;
 esac

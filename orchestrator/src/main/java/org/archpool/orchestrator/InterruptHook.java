@@ -10,7 +10,8 @@ import org.archpool.orchestrator.schedule.Scheduler;
 /**
  * Ctrl-C and SIGTERM during a build: stop dispatching, cancel running jobs (workers kill their process
  * trees), kill workers that do not answer within a grace period, let the build write its report with every
- * unfinished job {@code cancelled}, then end the process with exit code 130 — all within about 5 seconds.
+ * unfinished job {@code cancelled}, close the pool (its launcher cancels Slurm steps still starting), then end
+ * the process with exit code 130 — all within about 5 seconds.
  */
 final class InterruptHook implements AutoCloseable {
 
@@ -34,6 +35,8 @@ final class InterruptHook implements AutoCloseable {
                 pool.close();
                 await(REPORT_GRACE);
             }
+            // whatever the main thread still had to do: no worker, and no Slurm step or queued job, outlives us
+            pool.close();
             err.flush();
             Runtime.getRuntime().halt(EXIT_CODE);
         }, "archpool-interrupt");

@@ -45,6 +45,7 @@ public final class WorkerLoop {
     private final JobRunner runner;
     private final ExecutorService jobExecutor;
     private final WorkerLog log;
+    private final Termination termination;
     private final CompletableFuture<Exit> exit = new CompletableFuture<>();
     private final Object lock = new Object();
     private RunningJob running;
@@ -62,17 +63,25 @@ public final class WorkerLoop {
         }
     }
 
+    /** How long a job that a signal ended waits for this JVM's own termination to show, before it is reported. */
+    static final Duration SIGNAL_SETTLE = Duration.ofMillis(500);
+
     public WorkerLoop(MessageReader in, MessageWriter out, JobRunner runner, ExecutorService jobExecutor) {
-        this(in, out, runner, jobExecutor, WorkerLog.stderr());
+        this(in, out, runner, jobExecutor, WorkerLog.stderr(), new Termination());
     }
 
-    /** @param log where the worker's own problems are written (its stderr) */
+    /**
+     * @param log         where the worker's own problems are written (its stderr)
+     * @param termination set when this JVM is being terminated from outside; results of jobs that the same
+     *                    signal ended are then withheld
+     */
     public WorkerLoop(MessageReader in, MessageWriter out, JobRunner runner, ExecutorService jobExecutor,
-                      WorkerLog log) {
+                      WorkerLog log, Termination termination) {
         this.in = in;
         this.out = out;
         this.runner = runner;
         this.jobExecutor = jobExecutor;
+        this.termination = termination;
         this.log = log;
     }
 
@@ -192,10 +201,19 @@ public final class WorkerLoop {
             result = new BuildResult(request.requestId(), Outcome.FAILED, null, null, null, null,
                     request.logPath(), null, "the worker failed while running the job: " + e);
         }
+        boolean withheld = termination.begun()
+                || (result.signal() != null && termination.begins(SIGNAL_SETTLE));
+        if (withheld) {
+            log.warn("job " + request.requestId() + " ended" + (result.signal() == null ? "" : " by " + result.signal())
+                    + " while this worker is being terminated; its result is withheld so that the coordinator"
+                    + " retries it");
+        }
         synchronized (lock) {
             // under the lock, so that no heartbeat for this request can follow its result
             running = null;
-            send(result);
+            if (!withheld) {
+                send(result);
+            }
         }
         job.done.complete(null);
     }

@@ -49,7 +49,9 @@ public final class WorkerMain {
             t.setDaemon(true);
             return t;
         });
-        WorkerLoop loop = new WorkerLoop(reader, writer, JobRunner.standard(), jobExecutor);
+        Termination termination = new Termination();
+        WorkerLoop loop = new WorkerLoop(reader, writer, JobRunner.standard(), jobExecutor, WorkerLog.stderr(),
+                termination);
         ScheduledExecutorService heartbeat = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "archpool-heartbeat");
             t.setDaemon(true);
@@ -59,8 +61,10 @@ public final class WorkerMain {
         heartbeat.scheduleAtFixedRate(loop::heartbeat, every, every, TimeUnit.MILLISECONDS);
         ProcessHandle.current().parent().ifPresent(parent ->
                 parent.onExit().thenRun(() -> loop.stop(WorkerLoop.Exit.PARENT_GONE)));
-        Runtime.getRuntime().addShutdownHook(new Thread(ProcessTreeKiller::killAllDescendantsOfThisProcess,
-                "archpool-kill-children"));
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            termination.begin();
+            ProcessTreeKiller.killAllDescendantsOfThisProcess();
+        }, "archpool-kill-children"));
 
         Thread readerThread = new Thread(() -> loop.readLoop(hello(workerId)), "archpool-protocol-reader");
         readerThread.setDaemon(true);

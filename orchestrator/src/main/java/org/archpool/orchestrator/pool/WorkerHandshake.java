@@ -54,8 +54,9 @@ public final class WorkerHandshake implements AutoCloseable {
             throw new WorkerFailedException(WorkerFailure.START, e.getCause().getMessage() + " (" + where.get() + ")");
         } catch (TimeoutException e) {
             worker.close();
+            String notes = control.deathNotes(); // e.g. that Slurm kept it waiting in the queue
             throw new WorkerFailedException(WorkerFailure.START, "worker " + workerId + " did not say hello within "
-                    + helloTimeout.toSeconds() + " s (" + where.get() + ")");
+                    + helloTimeout.toSeconds() + " s" + (notes.isEmpty() ? "" : "; " + notes) + " (" + where.get() + ")");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             worker.close();

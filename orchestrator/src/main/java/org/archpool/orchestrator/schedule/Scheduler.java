@@ -169,6 +169,12 @@ public final class Scheduler implements AutoCloseable {
                 worker = pool.workerFor(slot);
             } catch (WorkerFailedException e) {
                 failures.add(e.getMessage());
+                if (interrupted) {
+                    // its worker's start was stopped with the build (a Slurm job still queued, say): not a crash
+                    return new JobOutcome(job.id(), job.kind(), Outcome.CANCELLED, null, null, lastWorker, attempts,
+                            attemptStart, queueWait, 0, 0, 0, 0, clock.millis() - dispatchedAt, null, null, null,
+                            "cancelled: " + stopReason + " before its worker had started", null, failures, null);
+                }
                 continue;
             }
             attempts = attempt;
