@@ -201,12 +201,11 @@ public final class WorkerLoop {
             result = new BuildResult(request.requestId(), Outcome.FAILED, null, null, null, null,
                     request.logPath(), null, "the worker failed while running the job: " + e);
         }
-        boolean withheld = termination.begun()
-                || (result.signal() != null && termination.begins(SIGNAL_SETTLE));
+        // a job that ended normally is reported even now; one that a signal ended, when the signal was ours too
+        boolean withheld = result.signal() != null && termination.begins(SIGNAL_SETTLE);
         if (withheld) {
-            log.warn("job " + request.requestId() + " ended" + (result.signal() == null ? "" : " by " + result.signal())
-                    + " while this worker is being terminated; its result is withheld so that the coordinator"
-                    + " retries it");
+            log.warn("job " + request.requestId() + " ended by " + result.signal() + " while this worker is being"
+                    + " terminated; its result is withheld so that the coordinator retries it");
         }
         synchronized (lock) {
             // under the lock, so that no heartbeat for this request can follow its result
@@ -216,6 +215,13 @@ public final class WorkerLoop {
             }
         }
         job.done.complete(null);
+    }
+
+    /** Whether a job is running (its result not yet sent or withheld). */
+    boolean busy() {
+        synchronized (lock) {
+            return running != null;
+        }
     }
 
     private void send(Message message) {
