@@ -28,14 +28,22 @@ else
   dir=/tmp/archpool-slurm
 fi
 export SLURM_CONF="$dir/slurm.conf"
+marker="# written by archpool's scripts/slurm-local.sh"
+if [ -f "$SLURM_CONF" ] && [ "$(head -1 "$SLURM_CONF")" != "$marker" ]; then
+  echo "slurm-local: $SLURM_CONF was not written by this script; it manages only its own cluster: set ARCHPOOL_SLURM_DIR to a folder of its own" >&2
+  exit 2
+fi
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"
 
 say() { echo "slurm-local: $*" >&2; }
 
 write_conf() {
+  # a fresh cluster: no jobs recovered from an earlier run's saved state
+  $sudo rm -rf "$dir/state" "$dir/spool"
   mkdir -p "$dir/state" "$dir/spool"
   cat > "$SLURM_CONF" <<CONF
+$marker
 ClusterName=archpool-test
 SlurmctldHost=localhost
 SlurmUser=root
@@ -102,7 +110,6 @@ case "$1" in
       command -v "$tool" >/dev/null 2>&1 || [ -x "/usr/sbin/$tool" ] || {
         say "$tool not found: install Slurm with scripts/setup-debian.sh --slurm"; exit 1; }
     done
-    write_conf
     if ! pgrep -x munged >/dev/null 2>&1; then
       $sudo mkdir -p /run/munge
       $sudo chown munge:munge /run/munge
@@ -113,6 +120,7 @@ case "$1" in
     fi
     stop_pid "$dir/slurmctld.pid"
     stop_pid "$dir/slurmd.pid"
+    write_conf
     for daemon in slurmctld slurmd; do
       pid="$(ps -C "$daemon" -o pid=,stat= | awk '$2 !~ /^Z/ {print $1; exit}' || true)"
       if [ -n "$pid" ]; then
