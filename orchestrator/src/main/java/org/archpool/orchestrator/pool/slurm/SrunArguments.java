@@ -7,7 +7,9 @@ import java.util.Locale;
  * Checks the {@code srun} arguments a user passes through. archpool sets the ones that the protocol and the
  * clean-up depend on; a user's value for one of them would break the build in a way that is hard to see
  * (a second task writing to the worker's stdout, a label before every protocol line, a step that cannot be
- * found to cancel), so each is refused with what to do instead.
+ * found to cancel), so each is refused with what to do instead, in every spelling srun reads: {@code --label},
+ * an abbreviation such as {@code --lab}, {@code --ntasks=2}, {@code -n2}, {@code -n}, or among other short flags
+ * ({@code -vl}).
  */
 public final class SrunArguments {
 
@@ -24,6 +26,13 @@ public final class SrunArguments {
             new String[] {"--pty", null, "a terminal mangles the protocol's lines"},
             new String[] {"--multi-prog", null, "each worker runs archpool's worker program"});
 
+    /**
+     * srun's short options that take no value, so that another may follow in the same argument ({@code -vl} is
+     * {@code -v -l}); after any other letter the rest of the argument is that option's value ({@code -pl} is
+     * partition {@code l}).
+     */
+    private static final String SHORT_FLAGS = "EHOQsuvVXZ";
+
     private SrunArguments() {
     }
 
@@ -32,14 +41,39 @@ public final class SrunArguments {
      */
     public static String refusal(List<String> args) {
         for (String arg : args) {
-            for (String[] owned : OWNED) {
-                String lower = arg.toLowerCase(Locale.ROOT);
-                boolean isLong = lower.equals(owned[0]) || lower.startsWith(owned[0] + "=");
-                boolean isShort = owned[1] != null && arg.startsWith(owned[1])
-                        && (arg.length() == 2 || !arg.startsWith("--"));
-                if (isLong || isShort) {
-                    return "--srun-arg " + arg + " sets srun's " + owned[0] + ", which archpool sets itself: "
-                            + owned[2];
+            String[] owned = owner(arg);
+            if (owned != null) {
+                return "--srun-arg " + arg + " sets srun's " + owned[0] + ", which archpool sets itself: "
+                        + owned[2];
+            }
+        }
+        return null;
+    }
+
+    /** The owned option {@code arg} sets, or null. */
+    private static String[] owner(String arg) {
+        if (arg.startsWith("--")) {
+            // srun reads options with getopt_long, which takes any unambiguous abbreviation (--lab for --label)
+            String name = arg.toLowerCase(Locale.ROOT).split("=", 2)[0];
+            if (name.length() > 2) {
+                for (String[] owned : OWNED) {
+                    if (owned[0].startsWith(name)) {
+                        return owned;
+                    }
+                }
+            }
+            return null;
+        }
+        if (arg.startsWith("-")) {
+            for (int i = 1; i < arg.length(); i++) {
+                char letter = arg.charAt(i);
+                for (String[] owned : OWNED) {
+                    if (owned[1] != null && owned[1].charAt(1) == letter) {
+                        return owned;
+                    }
+                }
+                if (SHORT_FLAGS.indexOf(letter) < 0) {
+                    return null;
                 }
             }
         }

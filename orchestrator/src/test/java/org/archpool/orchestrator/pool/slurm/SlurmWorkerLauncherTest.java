@@ -1,0 +1,174 @@
+package org.archpool.orchestrator.pool.slurm;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.archpool.orchestrator.pool.Worker;
+import org.archpool.orchestrator.pool.WorkerFailedException;
+import org.archpool.orchestrator.pool.WorkerFailure;
+import org.archpool.orchestrator.pool.WorkerSpec;
+import org.archpool.worker.exec.ProcessTreeKiller;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@link SlurmWorkerLauncher} without Slurm: a fake {@code srun}, a shell script, stands in for Slurm's. The
+ * one that starts workers skips its own options, sends the task's stderr where {@code --error} says, and runs
+ * what follows them ({@code env ... java ...}), so a real worker JVM starts and speaks the protocol through it.
+ */
+class SlurmWorkerLauncherTest {
+
+    /** Records its arguments beside itself, then runs the worker as srun would. */
+    private static final String STARTS_THE_WORKER = """
+            printf '%s\\n' "$@" > "$0.args"
+            while [ "$#" -gt 0 ]; do
+              case "$1" in
+                --error=*) exec 2>>"${1#--error=}" ;;
+                env) break ;;
+              esac
+              shift
+            done
+            exec "$@"
+            """;
+
+    @TempDir
+    Path dir;
+
+    private final List<String> cancelled = Collections.synchronizedList(new ArrayList<>());
+
+    private Path fakeSrun(String body) throws Exception {
+        Path srun = dir.resolve("srun");
+        Files.writeString(srun, "#!/bin/sh\n" + body);
+        Files.setPosixFilePermissions(srun, PosixFilePermissions.fromString("rwxr-xr-x"));
+        return srun;
+    }
+
+    /** The worker JVM as the other pool tests start it: this JVM with its class path. */
+    private WorkerSpec spec(Duration helloTimeout) {
+        return new WorkerSpec(Path.of(System.getProperty("java.home"), "bin", "java"),
+                WorkerSpec.DEFAULT_JVM_OPTIONS, System.getProperty("java.class.path"), System.getenv(),
+                dir.resolve("workers"), helloTimeout, Duration.ofSeconds(1), Duration.ofSeconds(10));
+    }
+
+    private SlurmWorkerLauncher launcher(Path srun, Duration helloTimeout) {
+        SlurmConfig config = new SlurmConfig(srun.toString(), "scancel", "squeue", null, null, List.of(), 2,
+                "t", "someone");
+        return new SlurmWorkerLauncher(spec(helloTimeout), config, cancelled::add);
+    }
+
+    @Test
+    void aWorkerStartedThroughSrunSaysHello() throws Exception {
+        Path srun = fakeSrun(STARTS_THE_WORKER);
+        try (SlurmWorkerLauncher launcher = launcher(srun, Duration.ofSeconds(30))) {
+            assertThat(launcher.launcher()).isEqualTo("slurm");
+            assertThat(launcher.mode()).isEqualTo("process");
+            try (Worker worker = launcher.launch("w1")) {
+                assertThat(worker.id()).isEqualTo("w1");
+                assertThat(worker.isAlive()).isTrue();
+                assertThat(worker.pid()).isPositive();
+            }
+        }
+        Path logs = dir.resolve("workers");
+        List<String> args = Files.readAllLines(dir.resolve("srun.args"));
+        assertThat(args).startsWith("--ntasks=1", "--nodes=1", "--cpus-per-task=2", "--unbuffered",
+                        "--job-name=archpool.t.w1", "--error=" + logs.resolve("w1.stderr.log"), "--open-mode=append",
+                        "env", "CUDA_VISIBLE_DEVICES=", "ROCR_VISIBLE_DEVICES=", "HIP_VISIBLE_DEVICES=")
+                .contains(WorkerSpec.MAIN_CLASS, "--worker-id", "w1");
+        assertThat(logs.resolve("w1.srun.log")).as("srun's own stderr").isRegularFile();
+        assertThat(logs.resolve("w1.stderr.log")).as("the worker's stderr").isRegularFile();
+    }
+
+    @Test
+    void anSrunThatCannotStartTheStepFailsTheLaunchWithWhatSlurmSaid() throws Exception {
+        Path srun = fakeSrun("""
+                echo 'srun: error: Unable to allocate resources: Invalid partition name specified' >&2
+                exit 1
+                """);
+        try (SlurmWorkerLauncher launcher = launcher(srun, Duration.ofSeconds(30))) {
+            assertThatThrownBy(() -> launcher.launch("w3"))
+                    .isInstanceOfSatisfying(WorkerFailedException.class,
+                            e -> assertThat(e.failure()).isEqualTo(WorkerFailure.START))
+                    .hasMessageContaining("exited with status 1")
+                    .hasMessageContaining("Slurm said: srun: error: Unable to allocate resources: Invalid partition"
+                            + " name specified")
+                    .hasMessageContaining("Slurm step archpool.t.w3")
+                    .hasMessageContaining(dir.resolve("workers").resolve("w3.stderr.log").toString())
+                    .hasMessageContaining(dir.resolve("workers").resolve("w3.srun.log").toString());
+        }
+        assertThat(cancelled).as("srun had exited: nothing to cancel").isEmpty();
+    }
+
+    @Test
+    void anSrunThatCannotBeStartedIsAStartFailure() {
+        try (SlurmWorkerLauncher launcher = launcher(dir.resolve("no-such-srun"), Duration.ofSeconds(30))) {
+            assertThatThrownBy(() -> launcher.launch("w1"))
+                    .isInstanceOfSatisfying(WorkerFailedException.class,
+                            e -> assertThat(e.failure()).isEqualTo(WorkerFailure.START))
+                    .hasMessageContaining("cannot start worker w1 with " + dir.resolve("no-such-srun"))
+                    .hasMessageContaining("srun");
+        }
+    }
+
+    @Test
+    void closingTheLauncherCancelsAStepStillWaitingToStart() throws Exception {
+        Path srun = fakeSrun("""
+                echo $$ > "$0.pid"
+                sleep 600
+                """);
+        SlurmWorkerLauncher launcher = launcher(srun, Duration.ofSeconds(120));
+        CompletableFuture<Worker> launch = CompletableFuture.supplyAsync(() -> {
+            try {
+                return launcher.launch("w2");
+            } catch (WorkerFailedException e) {
+                throw new java.util.concurrent.CompletionException(e);
+            }
+        });
+        ProcessHandle fake = awaitPid(dir.resolve("srun.pid"), launch);
+        Thread.sleep(300); // the launch registers its srun right after starting it
+        List<ProcessHandle> tree = Stream.concat(Stream.of(fake), fake.descendants()).toList();
+        try {
+            long start = System.nanoTime();
+
+            launcher.close();
+
+            assertThatThrownBy(() -> launch.get(15, TimeUnit.SECONDS))
+                    .isInstanceOf(ExecutionException.class)
+                    .cause().isInstanceOf(WorkerFailedException.class);
+            assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start))
+                    .as("the launch failed promptly, long before its hello timeout").isLessThan(10_000);
+            for (ProcessHandle p : tree) {
+                p.onExit().get(10, TimeUnit.SECONDS);
+            }
+            assertThat(tree).as("the fake srun and its sleep").hasSize(2).noneMatch(ProcessHandle::isAlive);
+            assertThat(cancelled).isNotEmpty().containsOnly("archpool.t.w2");
+        } finally {
+            tree.forEach(ProcessTreeKiller::kill);
+            launcher.close();
+        }
+    }
+
+    private static ProcessHandle awaitPid(Path pidFile, CompletableFuture<?> launch) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (System.nanoTime() < deadline && !launch.isDone()) {
+            if (Files.isRegularFile(pidFile)) {
+                String pid = Files.readString(pidFile).strip();
+                if (!pid.isEmpty()) {
+                    return ProcessHandle.of(Long.parseLong(pid)).orElseThrow();
+                }
+            }
+            Thread.sleep(20);
+        }
+        throw new AssertionError("the fake srun did not start; launch: " + launch);
+    }
+}
