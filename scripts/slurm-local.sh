@@ -74,8 +74,9 @@ CONF
 wait_ready() {
   for _ in $(seq 150); do
     state="$(sinfo --noheader --format=%T 2>/dev/null || true)"
+    # exactly these: a trailing '*' means slurmctld does not hear from the node's slurmd (yet)
     case "$state" in
-      idle*|mixed*|allocated*|completing*) return 0 ;;
+      idle|mixed|allocated|completing|planned) return 0 ;;
     esac
     sleep 0.2
   done

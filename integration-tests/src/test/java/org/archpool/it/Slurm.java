@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.Assumptions;
 
 /**
@@ -28,12 +29,20 @@ final class Slurm {
     /** Slurm's commands are installed and its controller answers with a node that takes jobs. */
     static void require() throws Exception {
         RequiredTool.require("srun", "squeue", "scancel", "sinfo", "sbatch");
-        String state = run("sinfo", "--noheader", "--format=%T");
-        // a '*' after the state means the node does not respond; down, drained and failed nodes take no jobs
-        if (state.lines().map(String::strip).noneMatch(s -> s.matches("idle|mixed|allocated|completing|planned"))) {
-            unavailable("sinfo shows no node that takes jobs (it said '" + state.strip() + "'); start a cluster with"
+        // a '*' after the state means the node does not respond (yet: a test before may have restarted slurmd);
+        // down, drained and failed nodes take no jobs
+        String[] state = {""};
+        try {
+            await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(200))
+                    .until(() -> takesJobs(state[0] = run("sinfo", "--noheader", "--format=%T")));
+        } catch (ConditionTimeoutException e) {
+            unavailable("sinfo shows no node that takes jobs (it said '" + state[0].strip() + "'); start a cluster with"
                     + " scripts/slurm-local.sh start and export SLURM_CONF");
         }
+    }
+
+    private static boolean takesJobs(String sinfoStates) {
+        return sinfoStates.lines().map(String::strip).anyMatch(s -> s.matches("idle|mixed|allocated|completing|planned"));
     }
 
     /** The folder of the one-node cluster of {@code scripts/slurm-local.sh}, whose daemons a test may stop. */

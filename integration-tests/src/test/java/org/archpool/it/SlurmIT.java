@@ -76,8 +76,9 @@ class SlurmIT {
         Path record = dir.resolve("workers.txt");
         Path realCmake = Path.of(Slurm.run("sh", "-c", "command -v cmake").strip());
         Path wrapper = bin.resolve("cmake");
-        Files.writeString(wrapper, "#!/bin/sh\n{ printf '%s ' \"$PPID\"; " + WORKER_PLACE.replace("\\\\", "\\")
-                + "; echo; } >> " + record + "\nexec " + realCmake + " \"$@\"\n");
+        // one line in one write: two workers' cmake may write at the same time
+        Files.writeString(wrapper, "#!/bin/sh\nplace=$(" + WORKER_PLACE.replace("\\\\", "\\") + ")\n"
+                + "echo \"$PPID $place\" >> " + record + "\nexec " + realCmake + " \"$@\"\n");
         Files.setPosixFilePermissions(wrapper, PosixFilePermissions.fromString("rwxr-xr-x"));
 
         Path report = dir.resolve("report.json");

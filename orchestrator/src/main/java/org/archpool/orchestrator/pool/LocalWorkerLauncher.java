@@ -3,8 +3,6 @@ package org.archpool.orchestrator.pool;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Map;
-import org.archpool.protocol.HiddenDevices;
 
 /**
  * Starts worker JVMs on this machine. Each gets the coordinator's environment with every device-visibility
@@ -38,13 +36,7 @@ public final class LocalWorkerLauncher implements WorkerLauncher {
         Path stderr = spec.stderrDir().resolve(workerId + ".stderr.log");
         try {
             Files.createDirectories(spec.stderrDir());
-            ProcessBuilder builder = new ProcessBuilder(spec.command(workerId))
-                    .redirectError(ProcessBuilder.Redirect.appendTo(stderr.toFile()));
-            Map<String, String> env = builder.environment();
-            env.clear();
-            env.putAll(spec.environment());
-            env.putAll(HiddenDevices.environment());
-            process = builder.start();
+            process = spec.processBuilder(spec.command(workerId), stderr).start();
         } catch (IOException e) {
             throw new WorkerFailedException(WorkerFailure.START, "cannot start worker " + workerId + " with " + spec.java() + ": "
                     + e.getMessage());

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import org.archpool.protocol.HiddenDevices;
 import org.archpool.worker.WorkerMain;
 
 /**
@@ -118,6 +119,21 @@ public record WorkerSpec(Path java, List<String> jvmOptions, String classPath, M
         } catch (URISyntaxException | IllegalArgumentException e) {
             return null; // not a file: a class path this JVM can pass on as it is
         }
+    }
+
+    /**
+     * A process builder for {@code command} (the worker's own, or one that starts it elsewhere, like
+     * {@code srun}) with the worker's environment, every device-visibility variable set to empty, and stderr
+     * appended to {@code stderr}.
+     */
+    public ProcessBuilder processBuilder(List<String> command, Path stderr) {
+        ProcessBuilder builder = new ProcessBuilder(command)
+                .redirectError(ProcessBuilder.Redirect.appendTo(stderr.toFile()));
+        Map<String, String> env = builder.environment();
+        env.clear();
+        env.putAll(environment);
+        env.putAll(HiddenDevices.environment());
+        return builder;
     }
 
     /** The worker's command line. */

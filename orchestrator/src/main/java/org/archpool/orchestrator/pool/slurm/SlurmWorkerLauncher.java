@@ -12,7 +12,6 @@ import org.archpool.orchestrator.pool.WorkerFailure;
 import org.archpool.orchestrator.pool.WorkerHandshake;
 import org.archpool.orchestrator.pool.WorkerLauncher;
 import org.archpool.orchestrator.pool.WorkerSpec;
-import org.archpool.protocol.HiddenDevices;
 
 /**
  * {@code --launcher slurm}: each worker JVM is a Slurm step started by {@code srun} ({@link SrunCommand}), in
@@ -63,13 +62,7 @@ public final class SlurmWorkerLauncher implements WorkerLauncher {
         try {
             Files.createDirectories(spec.stderrDir());
             step = new SlurmStep(name, canceller, srunLog, stderr);
-            ProcessBuilder builder = new ProcessBuilder(command)
-                    .redirectError(ProcessBuilder.Redirect.appendTo(srunLog.toFile()));
-            Map<String, String> env = builder.environment();
-            env.clear();
-            env.putAll(spec.environment());
-            env.putAll(HiddenDevices.environment());
-            srun = builder.start();
+            srun = spec.processBuilder(command, srunLog).start();
         } catch (IOException e) {
             throw new WorkerFailedException(WorkerFailure.START, "cannot start worker " + workerId + " with "
                     + config.srun() + ": " + e.getMessage() + " (is Slurm's srun on the PATH?)");
