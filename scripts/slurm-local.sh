@@ -9,6 +9,9 @@
 #                                         node is set down and resumed: this kills what runs on it), wait until
 #                                         the node takes jobs
 #
+# The node has one pretend GPU (generic resource gpu:1 backed by /dev/null), so that tests can give a step a
+# GPU and see what Slurm then does to its environment.
+#
 # The folder is $ARCHPOOL_SLURM_DIR, else the folder of $SLURM_CONF, else /tmp/archpool-slurm. Clients find
 # the cluster with: export SLURM_CONF=<folder>/slurm.conf (start prints it). Needs root (or sudo) and Debian's
 # slurmctld, slurmd, slurm-client and munge (scripts/setup-debian.sh --slurm).
@@ -65,8 +68,15 @@ JobAcctGatherType=jobacct_gather/none
 AccountingStorageType=accounting_storage/none
 MpiDefault=none
 ReturnToService=2
-NodeName=localhost NodeAddr=127.0.0.1 CPUs=$(nproc) State=UNKNOWN
+GresTypes=gpu
+NodeName=localhost NodeAddr=127.0.0.1 CPUs=$(nproc) Gres=gpu:1 State=UNKNOWN
 PartitionName=debug Nodes=localhost Default=YES MaxTime=INFINITE State=UP
+CONF
+  # one pretend GPU, so that a step can be given a GPU as on a real GPU node (Slurm then sets the task's
+  # CUDA_VISIBLE_DEVICES and ROCR_VISIBLE_DEVICES); no program is meant to open it
+  cat > "$dir/gres.conf" <<CONF
+AutoDetect=off
+NodeName=localhost Name=gpu File=/dev/null
 CONF
 }
 

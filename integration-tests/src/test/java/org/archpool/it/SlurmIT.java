@@ -131,6 +131,25 @@ class SlurmIT {
     }
 
     @Test
+    void aWorkerThatSlurmGivesAGpuStillSeesNone(@TempDir Path dir) throws Exception {
+        // the test cluster's node has one pretend GPU; a step given it gets CUDA_VISIBLE_DEVICES and
+        // ROCR_VISIBLE_DEVICES from Slurm, after srun's environment, as on a real GPU node
+        String record = "tr '\\\\0' '\\\\n' < /proc/$PPID/environ"
+                + " | grep -E '^(SLURM_STEP_GPUS|CUDA_VISIBLE_DEVICES|ROCR_VISIBLE_DEVICES|HIP_VISIBLE_DEVICES)=' > worker.env;"
+                + " env | grep -E '_VISIBLE_DEVICES=' > job.env";
+        Archpool.manifest(dir, "{\"version\":1,\"jobs\":[" + commandJob("record", record) + "]}");
+        Archpool.Run run = new Archpool().in(dir).run("build", "archpool.json", "--arch", "90", "-j1",
+                "--launcher", "slurm", "--srun-arg=--gres=gpu:1");
+        assertThat(run.exitCode()).as(run.toString()).isZero();
+        List<String> worker = Files.readAllLines(dir.resolve("worker.env"));
+        assertThat(worker).as("Slurm gave the worker's step the GPU").contains("SLURM_STEP_GPUS=0");
+        assertThat(worker).as("and the worker JVM still sees none").contains("CUDA_VISIBLE_DEVICES=",
+                "ROCR_VISIBLE_DEVICES=", "HIP_VISIBLE_DEVICES=");
+        assertThat(Files.readAllLines(dir.resolve("job.env"))).containsExactlyInAnyOrder("CUDA_VISIBLE_DEVICES=",
+                "ROCR_VISIBLE_DEVICES=", "HIP_VISIBLE_DEVICES=");
+    }
+
+    @Test
     void aCancelledStepEndsLikeACrashAndTheJobIsRetried(@TempDir Path dir) throws Exception {
         Archpool.manifest(dir, "{\"version\":1,\"jobs\":[" + commandJob("victim",
                 "[ -f cancelled ] || { touch cancelled; scancel $SLURM_JOB_ID; sleep 30; }; echo second try") + "]}");
