@@ -91,6 +91,9 @@ class SlurmIT {
         assertThat(r.path("outcomes").path("succeeded").asInt()).isEqualTo(6);
         assertThat(r.path("pool").path("launcher").asText()).isEqualTo("slurm");
         assertThat(r.path("pool").path("workerEvents").findValuesAsText("event")).containsExactly("started", "started");
+        String node = Files.readString(Path.of("/proc/sys/kernel/hostname")).strip();
+        assertThat(r.path("pool").path("workerEvents").findValuesAsText("host")).as("the node each worker ran on")
+                .containsExactly(node, node);
         Map<String, String> places = places(record);
         assertThat(places).as("the worker JVMs that ran cmake").hasSize(2);
         assertThat(places.values()).allSatisfy(place -> assertThat(place)

@@ -92,6 +92,12 @@ final class ProcessWorker implements Worker {
     }
 
     @Override
+    public String host() {
+        Hello h = hello.isDone() && !hello.isCompletedExceptionally() ? hello.join() : null;
+        return h == null ? null : h.host();
+    }
+
+    @Override
     public CompletableFuture<BuildResult> execute(BuildRequest request, Consumer<Phase> progress) {
         CompletableFuture<BuildResult> result = new CompletableFuture<>();
         synchronized (lock) {

@@ -15,6 +15,11 @@ public interface Worker extends AutoCloseable {
     /** The operating-system process that runs jobs ({@code -1} in thread mode). */
     long pid();
 
+    /** The host the worker process runs on, as it said in its hello; null in thread mode. */
+    default String host() {
+        return null;
+    }
+
     /**
      * Runs one request; one at a time. The future completes with the worker's result, or exceptionally with
      * {@link WorkerFailedException} when the worker died or broke the protocol.

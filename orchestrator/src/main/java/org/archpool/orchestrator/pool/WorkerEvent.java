@@ -12,13 +12,19 @@ import com.fasterxml.jackson.annotation.JsonInclude;
  *               wire names ({@code start}, {@code exit}, {@code hang}, {@code protocol}, {@code io},
  *               {@code no_answer}, {@code shutdown})
  * @param reason why it died, did not start or was recycled, as a sentence
+ * @param host   for {@code started} of a worker process: the host it said hello from (under Slurm, its node)
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record WorkerEvent(String worker, String event, Long pid, long atMs, Long startMs, String cause,
-                          String reason) {
+                          String reason, String host) {
+
+    /** An event with no host. */
+    public WorkerEvent(String worker, String event, Long pid, long atMs, Long startMs, String cause, String reason) {
+        this(worker, event, pid, atMs, startMs, cause, reason, null);
+    }
 
     /** An event that is not a start: no start time. */
     public WorkerEvent(String worker, String event, Long pid, long atMs, String cause, String reason) {
-        this(worker, event, pid, atMs, null, cause, reason);
+        this(worker, event, pid, atMs, null, cause, reason, null);
     }
 }

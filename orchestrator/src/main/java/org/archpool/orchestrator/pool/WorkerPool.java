@@ -145,7 +145,8 @@ public final class WorkerPool implements AutoCloseable {
             }
             workers[slot] = worker;
             jobsRun[slot] = 0;
-            record(id, "started", worker.pid() < 0 ? null : worker.pid(), clock.millis() - launchedAt, null, null);
+            record(id, "started", worker.pid() < 0 ? null : worker.pid(), clock.millis() - launchedAt, null, null,
+                    worker.host());
         }
         starting.complete(worker);
         return worker;
@@ -231,8 +232,13 @@ public final class WorkerPool implements AutoCloseable {
 
     private synchronized void record(String worker, String event, Long pid, Long startMs, WorkerFailure cause,
                                      String reason) {
+        record(worker, event, pid, startMs, cause, reason, null);
+    }
+
+    private synchronized void record(String worker, String event, Long pid, Long startMs, WorkerFailure cause,
+                                     String reason, String host) {
         WorkerEvent e = new WorkerEvent(worker, event, pid, clock.millis() - startedAtMs, startMs,
-                cause == null ? null : cause.wireName(), reason);
+                cause == null ? null : cause.wireName(), reason, host);
         events.add(e);
         listener.accept(e);
     }

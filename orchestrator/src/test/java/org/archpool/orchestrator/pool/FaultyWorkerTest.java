@@ -79,6 +79,12 @@ class FaultyWorkerTest {
             boolean failsAtHello = name.equals("slow-hello-worker") || name.equals("old-protocol-worker");
             assertThat(pool.events()).extracting(WorkerEvent::event).startsWith(
                     failsAtHello ? "failed_to_start" : "started");
+            String here = Files.readString(Path.of("/proc/sys/kernel/hostname")).strip();
+            // the real worker that ran the job said hello from here (a faulty one may have said anything)
+            assertThat(pool.events()).filteredOn(e -> e.event().equals("started")).last()
+                    .satisfies(e -> assertThat(e.host()).as("the host from the worker's hello").isEqualTo(here));
+            assertThat(pool.events()).filteredOn(e -> !e.event().equals("started")).allSatisfy(e ->
+                    assertThat(e.host()).isNull());
         }
         assertThat(outcome.outcome()).as(outcome.toString()).isEqualTo(Outcome.SUCCEEDED);
         assertThat(outcome.attempts()).isEqualTo(2);
