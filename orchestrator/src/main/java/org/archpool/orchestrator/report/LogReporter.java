@@ -31,7 +31,8 @@ public final class LogReporter implements SchedulerListener, Consumer<WorkerEven
 
     @Override
     public void accept(WorkerEvent e) {
-        LOG.info("worker {} {}{}{}", e.worker(), e.event(), e.pid() == null ? "" : " (pid " + e.pid() + ")",
+        LOG.info("worker {} {}{}{}{}", e.worker(), e.event(), e.pid() == null ? "" : " (pid " + e.pid() + ")",
+                e.host() == null ? "" : " on " + e.host(),
                 e.reason() == null ? "" : ": " + (e.cause() == null ? "" : "[" + e.cause() + "] ") + e.reason());
     }
 }
