@@ -54,7 +54,8 @@ class OutputsIT {
         assertThat(Files.readString(dir.resolve("out/report.html"))).contains("<html").contains("bad");
 
         String log = Files.readString(dir.resolve(".archpool/logs/archpool.log"));
-        assertThat(log).contains("target: cuda 90").contains("worker w1 started")
+        String here = Files.readString(Path.of("/proc/sys/kernel/hostname")).strip();
+        assertThat(log).contains("target: cuda 90").containsPattern("worker w1 started \\(pid \\d+\\) on " + java.util.regex.Pattern.quote(here))
                 .contains("job bad failed (attempts 1)").contains("job ok1 succeeded on w");
         assertThat(run.stderr()).as("INFO lines go to the log file only").doesNotContain("INFO");
     }
