@@ -35,9 +35,9 @@ import org.archpool.orchestrator.schedule.SchedulerListener;
 import org.archpool.orchestrator.verify.Verification;
 import org.archpool.protocol.JobSpec;
 import org.archpool.protocol.Outcome;
-import org.archpool.protocol.manifest.Manifest;
-import org.archpool.protocol.manifest.ManifestException;
-import org.archpool.protocol.manifest.ManifestReader;
+import org.archpool.orchestrator.manifest.Manifest;
+import org.archpool.orchestrator.manifest.ManifestException;
+import org.archpool.orchestrator.manifest.ManifestReader;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

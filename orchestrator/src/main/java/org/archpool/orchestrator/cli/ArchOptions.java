@@ -4,7 +4,7 @@ import java.time.Duration;
 import java.util.Map;
 import org.archpool.orchestrator.arch.ArchResolver;
 import org.archpool.orchestrator.arch.PlatformChoice;
-import org.archpool.orchestrator.arch.ProcessToolRunner;
+import org.archpool.orchestrator.tool.ProcessToolRunner;
 import picocli.CommandLine.Option;
 
 /** Options that choose the target: shared by {@code build} and {@code arch}. */

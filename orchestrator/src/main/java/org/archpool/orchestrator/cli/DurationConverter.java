@@ -1,7 +1,7 @@
 package org.archpool.orchestrator.cli;
 
 import java.time.Duration;
-import org.archpool.protocol.manifest.Durations;
+import org.archpool.orchestrator.manifest.Durations;
 import picocli.CommandLine;
 
 /** Reads {@code 90s}, {@code 10m}, {@code 1h30m}, {@code 500ms} or a bare number of seconds. */

@@ -10,7 +10,6 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import org.archpool.orchestrator.metrics.PrometheusFile;
 
 /**
  * Writes a finished build's files: the JSON report first, then whichever of metrics (Prometheus text), trace

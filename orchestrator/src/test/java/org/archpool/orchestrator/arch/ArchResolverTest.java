@@ -1,5 +1,9 @@
 package org.archpool.orchestrator.arch;
 
+import org.archpool.orchestrator.tool.ToolOutput;
+
+import org.archpool.orchestrator.tool.ToolRunner;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

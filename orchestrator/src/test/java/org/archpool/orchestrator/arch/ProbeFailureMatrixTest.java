@@ -1,5 +1,9 @@
 package org.archpool.orchestrator.arch;
 
+import org.archpool.orchestrator.tool.ProcessToolRunner;
+
+import org.archpool.orchestrator.tool.ToolRunner;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Files;

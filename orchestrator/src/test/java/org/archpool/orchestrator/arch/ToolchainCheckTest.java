@@ -1,5 +1,7 @@
 package org.archpool.orchestrator.arch;
 
+import org.archpool.orchestrator.tool.ProcessToolRunner;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

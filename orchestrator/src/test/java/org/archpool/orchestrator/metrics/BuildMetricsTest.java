@@ -1,5 +1,7 @@
 package org.archpool.orchestrator.metrics;
 
+import org.archpool.orchestrator.report.PrometheusFile;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.micrometer.prometheusmetrics.PrometheusConfig;

@@ -3,8 +3,8 @@ package org.archpool.orchestrator.pool.slurm;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import org.archpool.orchestrator.arch.ToolOutput;
-import org.archpool.orchestrator.arch.ToolRunner;
+import org.archpool.orchestrator.tool.ToolOutput;
+import org.archpool.orchestrator.tool.ToolRunner;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -7,8 +7,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;
-import org.archpool.orchestrator.arch.ToolOutput;
-import org.archpool.orchestrator.arch.ToolRunner;
+import org.archpool.orchestrator.tool.ToolOutput;
+import org.archpool.orchestrator.tool.ToolRunner;
 import org.junit.jupiter.api.Test;
 
 /** How {@link Scancel} cancels a worker's job or step, with Slurm's commands faked. */

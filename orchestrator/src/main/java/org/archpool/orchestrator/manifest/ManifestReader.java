@@ -1,4 +1,4 @@
-package org.archpool.protocol.manifest;
+package org.archpool.orchestrator.manifest;
 
 import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonParser;

@@ -1,4 +1,4 @@
-package org.archpool.protocol.manifest;
+package org.archpool.orchestrator.manifest;
 
 import java.nio.file.Path;
 import java.util.List;

@@ -1,4 +1,4 @@
-package org.archpool.protocol.manifest;
+package org.archpool.orchestrator.manifest;
 
 import java.time.Duration;
 import java.util.regex.Matcher;

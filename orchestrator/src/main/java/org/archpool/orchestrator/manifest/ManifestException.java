@@ -1,4 +1,4 @@
-package org.archpool.protocol.manifest;
+package org.archpool.orchestrator.manifest;
 
 /** A manifest that cannot be used; the message names the file, the place and the fix. */
 public final class ManifestException extends Exception {

@@ -1,10 +1,9 @@
-package org.archpool.orchestrator.metrics;
+package org.archpool.orchestrator.report;
 
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import org.archpool.orchestrator.report.AtomicFile;
 
 /**
  * Writes a registry's meters in the Prometheus text exposition format, atomically (a temporary file in the same

@@ -1,4 +1,4 @@
-package org.archpool.protocol.manifest;
+package org.archpool.orchestrator.manifest;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

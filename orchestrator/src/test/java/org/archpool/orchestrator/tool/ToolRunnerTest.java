@@ -1,4 +1,4 @@
-package org.archpool.orchestrator.arch;
+package org.archpool.orchestrator.tool;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
