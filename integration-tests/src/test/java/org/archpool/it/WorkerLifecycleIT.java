@@ -11,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import org.archpool.protocol.Message;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -72,7 +73,7 @@ class WorkerLifecycleIT {
                 "org.archpool.worker.WorkerMain", "--worker-id", "w9").redirectErrorStream(false).start();
         try (BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
             String first = out.readLine();
-            assertThat(first).startsWith("{\"type\":\"hello\"").contains("\"protocolVersion\":1")
+            assertThat(first).startsWith("{\"type\":\"hello\"").contains("\"protocolVersion\":" + Message.PROTOCOL_VERSION)
                     .contains("\"workerId\":\"w9\"").contains("\"pid\":" + p.pid());
             p.getOutputStream().close();
             await().atMost(Duration.ofSeconds(10)).until(() -> !p.isAlive());

@@ -9,7 +9,7 @@ import java.util.Objects;
 /**
  * A CMake project: configure {@code sourceDir} into {@code buildDir} with {@code generator}, then build.
  * The architecture define ({@code CMAKE_CUDA_ARCHITECTURES}/{@code CMAKE_HIP_ARCHITECTURES}) is added by the
- * worker from the request's target and is never part of {@code defines}.
+ * coordinator from the resolved target when it plans the job's steps, and is never part of {@code defines}.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record CmakeJob(
@@ -26,7 +26,7 @@ public record CmakeJob(
         Long timeoutMs,
         List<String> artifacts) implements JobSpec {
 
-    /** Defines the worker owns; a job that sets one is rejected. */
+    /** Defines archpool owns; a job that sets one is rejected. */
     public static final List<String> RESERVED_DEFINES = List.of("CMAKE_CUDA_ARCHITECTURES", "CMAKE_HIP_ARCHITECTURES");
 
     public CmakeJob {

@@ -8,5 +8,5 @@ package org.archpool.protocol;
 public sealed interface Message permits Hello, BuildRequest, Progress, BuildResult, Cancel, Shutdown {
 
     /** The protocol version this code speaks; a worker says it in {@code hello}. */
-    int PROTOCOL_VERSION = 1;
+    int PROTOCOL_VERSION = 2;
 }

@@ -10,30 +10,28 @@ import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.function.Consumer;
 import org.archpool.protocol.Artifact;
 import org.archpool.protocol.BuildRequest;
 import org.archpool.protocol.BuildResult;
-import org.archpool.protocol.CmakeJob;
-import org.archpool.protocol.CommandJob;
 import org.archpool.protocol.Outcome;
 import org.archpool.protocol.Phase;
 import org.archpool.protocol.PhaseTiming;
+import org.archpool.protocol.Step;
 import org.archpool.worker.exec.CancellationToken;
 import org.archpool.worker.exec.ChildEnvironment;
 import org.archpool.worker.exec.Deadline;
 import org.archpool.worker.exec.LogTail;
-import org.archpool.worker.exec.Step;
 import org.archpool.worker.exec.StepResult;
 import org.archpool.worker.exec.StepRunner;
 import org.archpool.worker.inspect.GpuCodeInspector;
-import org.archpool.worker.toolchain.CmakeInvocation;
 
 /**
- * Runs one {@link BuildRequest} to its {@link BuildResult}: plans the job's steps, runs them in order into
- * the job's log file, stops at the first that does not succeed. Shared by worker JVMs and thread mode.
- * Never throws for anything a job can do; every request gets a result.
+ * Runs one {@link BuildRequest} to its {@link BuildResult}: runs the request's steps in order, as the coordinator
+ * made them, into the job's log file (each with the device-visibility variables set to empty on top of its own
+ * environment), stops at the first that does not succeed, and reads the GPU code of a successful job's
+ * artifacts. Shared by worker JVMs and thread mode. Never throws for anything a job can do; every request gets
+ * a result.
  */
 public final class JobRunner {
 
@@ -43,21 +41,19 @@ public final class JobRunner {
     static final int KILLED_LINES = 16;
 
     private final StepRunner steps;
-    private final CmakeInvocation cmake;
     private final ArtifactScanner artifacts;
     private final Clock clock;
 
-    public JobRunner(StepRunner steps, CmakeInvocation cmake, ArtifactScanner artifacts, Clock clock) {
+    public JobRunner(StepRunner steps, ArtifactScanner artifacts, Clock clock) {
         this.steps = steps;
-        this.cmake = cmake;
         this.artifacts = artifacts;
         this.clock = clock;
     }
 
-    /** A runner with the system clock and {@code cmake} from the PATH. */
+    /** A runner with the system clock. */
     public static JobRunner standard() {
         Clock clock = Clock.systemUTC();
-        return new JobRunner(new StepRunner(clock), new CmakeInvocation("cmake"), new ArtifactScanner(new GpuCodeInspector()), clock);
+        return new JobRunner(new StepRunner(clock), new ArtifactScanner(new GpuCodeInspector()), clock);
     }
 
     /**
@@ -68,16 +64,13 @@ public final class JobRunner {
         Path logPath = Path.of(request.logPath());
         Deadline deadline = Deadline.after(clock, request.timeoutMs());
         List<PhaseTiming> timings = new ArrayList<>();
-        List<Step> plan;
-        try {
-            plan = plan(request);
-        } catch (IllegalArgumentException e) {
-            return result(request, Outcome.FAILED, null, timings, List.of(), null, e.getMessage());
-        }
+        List<Step> plan = request.steps().stream()
+                .map(s -> new Step(s.phase(), s.argv(), s.cwd(), ChildEnvironment.forStep(s.env())))
+                .toList();
         try {
             Files.createDirectories(logPath.toAbsolutePath().getParent());
             for (Step step : plan) {
-                Files.createDirectories(step.cwd());
+                Files.createDirectories(Path.of(step.cwd()));
             }
         } catch (IOException e) {
             return result(request, Outcome.FAILED, null, timings, List.of(), null,
@@ -122,22 +115,6 @@ public final class JobRunner {
         };
         return new BuildResult(request.requestId(), outcome, last.exitCode(), last.signal().orElse(null), timings,
                 List.of(), request.logPath(), tail, describe(failedStep, last, request.timeoutMs()));
-    }
-
-    /**
-     * CMake's configure and build with the target's architecture define, or the command's argv as given:
-     * the coordinator sends it concrete, its placeholders already expanded.
-     */
-    private List<Step> plan(BuildRequest request) {
-        Map<String, String> env = ChildEnvironment.forJob(request.job().env(), request.target());
-        if (request.job() instanceof CmakeJob job) {
-            Path buildDir = Path.of(job.buildDir());
-            return List.of(
-                    new Step(Phase.CONFIGURE, cmake.configure(job, request.target()), buildDir, env),
-                    new Step(Phase.BUILD, cmake.build(job, request.buildParallelism()), buildDir, env));
-        }
-        CommandJob job = (CommandJob) request.job();
-        return List.of(new Step(Phase.COMMAND, job.argv(), Path.of(job.cwd()), env));
     }
 
     /** One sentence for the log and the result: which phase, which program, how it ended. */

@@ -16,11 +16,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.archpool.protocol.BuildRequest;
 import org.archpool.protocol.BuildResult;
-import org.archpool.protocol.CommandJob;
 import org.archpool.protocol.Outcome;
 import org.archpool.protocol.Phase;
-import org.archpool.protocol.Platform;
-import org.archpool.protocol.Target;
 import org.archpool.worker.exec.CancellationToken;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -73,8 +70,7 @@ class JobRunnerFaultTest {
     }
 
     private BuildRequest command(String id, long timeoutMs, String... argv) {
-        return new BuildRequest(id + "#1", new CommandJob(id, List.of(argv), dir.toString(), null, timeoutMs, null),
-                new Target(Platform.CUDA, List.of("90")), timeoutMs, 1, dir.resolve(id + ".log").toString());
+        return TestRequests.command(id + "#1", id, dir, timeoutMs, List.of(argv));
     }
 
     private BuildResult run(BuildRequest request) {

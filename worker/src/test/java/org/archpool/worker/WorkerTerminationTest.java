@@ -16,15 +16,12 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.archpool.protocol.BuildRequest;
 import org.archpool.protocol.BuildResult;
-import org.archpool.protocol.CommandJob;
 import org.archpool.protocol.Hello;
 import org.archpool.protocol.Message;
 import org.archpool.protocol.Outcome;
 import org.archpool.protocol.Phase;
-import org.archpool.protocol.Platform;
 import org.archpool.protocol.Progress;
 import org.archpool.protocol.Shutdown;
-import org.archpool.protocol.Target;
 import org.archpool.protocol.codec.MessageReader;
 import org.archpool.protocol.codec.MessageWriter;
 import org.junit.jupiter.api.AfterEach;
@@ -74,8 +71,7 @@ class WorkerTerminationTest {
     }
 
     private BuildRequest command(String id, String script) {
-        return new BuildRequest(id, new CommandJob("job-" + id, List.of("sh", "-c", script), dir.toString(), null, null,
-                null), new Target(Platform.CUDA, List.of("90")), 0, 1, dir.resolve(id + ".log").toString());
+        return TestRequests.command(id, "job-" + id, dir, 0, List.of("sh", "-c", script));
     }
 
     /** Shuts the loop down once its job is over, and returns every message the worker sent. */

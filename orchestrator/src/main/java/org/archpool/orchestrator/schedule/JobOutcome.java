@@ -3,11 +3,16 @@ package org.archpool.orchestrator.schedule;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import java.util.List;
 import org.archpool.protocol.Artifact;
+import org.archpool.protocol.BuildResult;
+import org.archpool.protocol.JobSpec;
 import org.archpool.protocol.Outcome;
+import org.archpool.protocol.Phase;
 import org.archpool.protocol.PhaseTiming;
 
 /**
- * The one recorded outcome of a job, as the report shows it.
+ * The one recorded outcome of a job, as the report shows it (the order of the components is the order of the
+ * report's fields). Made by the named factories: {@link #fromResult} for a job a worker answered,
+ * {@link #notStarted}, {@link #unsent}, {@link #cancelled} and {@link #crashed} for one it did not.
  *
  * @param worker          the worker that ran the last attempt (null when none did)
  * @param attempts        how many times the job was sent to a worker
@@ -47,5 +52,49 @@ public record JobOutcome(
         artifacts = artifacts == null ? List.of() : List.copyOf(artifacts);
         attemptFailures = attemptFailures == null ? List.of() : List.copyOf(attemptFailures);
         warnings = warnings == null ? List.of() : List.copyOf(warnings);
+    }
+
+    /**
+     * A job a worker answered: the result's exit, phases, log and artifacts, with the outcome and message the
+     * coordinator decided (a verdict on the artifacts can turn {@code succeeded} into {@code failed}).
+     */
+    public static JobOutcome fromResult(JobSpec job, BuildResult result, Outcome outcome, String message,
+                                        List<String> warnings, Attempts attempts, long queueWaitMs, long totalMs) {
+        return new JobOutcome(job.id(), job.kind(), outcome, result.exitCode(), result.signal(),
+                attempts.lastWorker(), attempts.count(), attempts.lastStartMs(), queueWaitMs,
+                result.millisIn(Phase.CONFIGURE), result.millisIn(Phase.BUILD), result.millisIn(Phase.COMMAND),
+                result.millisIn(Phase.INSPECT), totalMs, result.phases(), result.logPath(), result.logTail(), message,
+                result.artifacts(), attempts.failures(), warnings);
+    }
+
+    /** A job the build stopped before its turn came: {@code cancelled}, {@code not started: reason}. */
+    public static JobOutcome notStarted(JobSpec job, long atMs, long queueWaitMs, String reason) {
+        return withoutResult(job, Outcome.CANCELLED, Attempts.none(atMs), queueWaitMs, 0, null,
+                "not started: " + reason);
+    }
+
+    /** A job that could not be made concrete for the target, so no worker was sent it: {@code failed}. */
+    public static JobOutcome unsent(JobSpec job, Attempts attempts, long queueWaitMs, long totalMs, String message) {
+        return withoutResult(job, Outcome.FAILED, attempts, queueWaitMs, totalMs, null, message);
+    }
+
+    /** A job the build stopped while it was starting or running, with no result from its worker. */
+    public static JobOutcome cancelled(JobSpec job, Attempts attempts, long queueWaitMs, long totalMs,
+                                       String logPath, String message) {
+        return withoutResult(job, Outcome.CANCELLED, attempts, queueWaitMs, totalMs, logPath, message);
+    }
+
+    /** A job whose every try failed because the infrastructure did; the message names the last reason. */
+    public static JobOutcome crashed(JobSpec job, Attempts attempts, long queueWaitMs, long totalMs, String logPath) {
+        return withoutResult(job, Outcome.CRASHED, attempts, queueWaitMs, totalMs, logPath,
+                "the infrastructure failed " + attempts.failures().size() + " time(s); last: "
+                        + attempts.lastFailure());
+    }
+
+    private static JobOutcome withoutResult(JobSpec job, Outcome outcome, Attempts attempts, long queueWaitMs,
+                                            long totalMs, String logPath, String message) {
+        return new JobOutcome(job.id(), job.kind(), outcome, null, null, attempts.lastWorker(), attempts.count(),
+                attempts.lastStartMs(), queueWaitMs, 0, 0, 0, 0, totalMs, null, logPath, null, message, null,
+                attempts.failures(), null);
     }
 }

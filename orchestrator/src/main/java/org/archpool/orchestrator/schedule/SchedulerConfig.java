@@ -2,7 +2,11 @@ package org.archpool.orchestrator.schedule;
 
 import java.nio.file.Path;
 import java.util.Objects;
+import org.archpool.orchestrator.toolchain.JobPlanner;
+import org.archpool.orchestrator.verify.ArtifactJudge;
+import org.archpool.orchestrator.verify.ArtifactVerifier;
 import org.archpool.orchestrator.verify.Verification;
+import org.archpool.protocol.JobSpec;
 import org.archpool.protocol.Target;
 
 /**
@@ -14,23 +18,42 @@ import org.archpool.protocol.Target;
  * @param buildParallelism  {@code K} of {@code cmake --build --parallel K}
  * @param retries           how many times a job whose worker failed is retried on a fresh worker
  * @param keepGoing         keep starting jobs after one did not succeed
- * @param verify            how the GPU code in each job's artifacts is judged
+ * @param planner           makes each job's steps concrete for {@code target} before it is sent
+ * @param judge             decides whether the GPU code in a succeeded job's artifacts is what was asked for
  */
 public record SchedulerConfig(Target target, Path logDir, long defaultTimeoutMs, int buildParallelism,
-                              int retries, boolean keepGoing, Verification verify) {
+                              int retries, boolean keepGoing, JobPlanner planner, ArtifactJudge judge) {
 
-    /** With the default verification: {@code --verify strict}, hostcalls allowed. */
+    /** With the standard planner and the default verification: {@code --verify strict}, hostcalls allowed. */
     public SchedulerConfig(Target target, Path logDir, long defaultTimeoutMs, int buildParallelism, int retries,
                            boolean keepGoing) {
         this(target, logDir, defaultTimeoutMs, buildParallelism, retries, keepGoing, Verification.DEFAULT);
     }
 
+    /** With the standard planner, judged by an {@link ArtifactVerifier} with {@code verification}. */
+    public SchedulerConfig(Target target, Path logDir, long defaultTimeoutMs, int buildParallelism, int retries,
+                           boolean keepGoing, Verification verification) {
+        this(target, logDir, defaultTimeoutMs, buildParallelism, retries, keepGoing, JobPlanner.standard(),
+                new ArtifactVerifier(verification));
+    }
+
     public SchedulerConfig {
         Objects.requireNonNull(target, "target");
         Objects.requireNonNull(logDir, "logDir");
-        Objects.requireNonNull(verify, "verify");
+        Objects.requireNonNull(planner, "planner");
+        Objects.requireNonNull(judge, "judge");
         if (buildParallelism < 1 || retries < 0 || defaultTimeoutMs < 0) {
             throw new IllegalArgumentException("buildParallelism >= 1, retries >= 0 and defaultTimeoutMs >= 0");
         }
+    }
+
+    /** A job's time limit: its own, else the default. */
+    long timeoutMs(JobSpec job) {
+        return job.timeoutMs() != null ? job.timeoutMs() : defaultTimeoutMs;
+    }
+
+    /** The log of a job's {@code attempt}: {@code <id>.log}, then {@code <id>.attempt<n>.log}. */
+    Path logPath(JobSpec job, int attempt) {
+        return logDir.resolve(attempt == 1 ? job.id() + ".log" : job.id() + ".attempt" + attempt + ".log");
     }
 }

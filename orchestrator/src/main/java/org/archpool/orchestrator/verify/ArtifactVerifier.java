@@ -22,7 +22,7 @@ import org.archpool.protocol.Target;
  * {@code assert}) fails the job whatever the policy: GPUs on platforms without PCIe atomics refuse to dispatch
  * such kernels.
  */
-public final class ArtifactVerifier {
+public final class ArtifactVerifier implements ArtifactJudge {
 
     private final VerifyPolicy policy;
     private final boolean forbidHostcall;
@@ -36,7 +36,8 @@ public final class ArtifactVerifier {
         this(new Verification(policy, false));
     }
 
-    public Verdict check(JobSpec job, Target target, List<Artifact> artifacts) {
+    @Override
+    public Verdict judge(JobSpec job, Target target, List<Artifact> artifacts) {
         List<String> failures = new ArrayList<>();
         List<String> warnings = new ArrayList<>();
         if (forbidHostcall) {

@@ -10,6 +10,8 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import org.archpool.orchestrator.toolchain.ConcreteJob;
+import org.archpool.orchestrator.toolchain.JobPlanner;
 import org.archpool.protocol.BuildRequest;
 import org.archpool.protocol.CmakeJob;
 import org.archpool.protocol.CommandJob;
@@ -192,8 +194,10 @@ class ManifestFuzzTest {
                 }
             }
             try {
-                BuildRequest request = new BuildRequest(id + "#1", job, new Target(Platform.CUDA, List.of("90")),
-                        0, 1, "/logs/" + id + ".log");
+                Target target = new Target(Platform.CUDA, List.of("90"));
+                ConcreteJob concrete = JobPlanner.standard().plan(job, target, 1);
+                BuildRequest request = new BuildRequest(id + "#1", concrete.job(), target, concrete.steps(), 0,
+                        "/logs/" + id + ".log");
                 byte[] line = codec.encode(request);
                 Message back = codec.decode(line, line.length);
                 if (!back.equals(request)) {

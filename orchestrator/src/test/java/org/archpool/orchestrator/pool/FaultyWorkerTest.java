@@ -14,6 +14,7 @@ import org.archpool.orchestrator.schedule.Scheduler;
 import org.archpool.orchestrator.schedule.SchedulerConfig;
 import org.archpool.orchestrator.schedule.SchedulerListener;
 import org.archpool.protocol.CommandJob;
+import org.archpool.protocol.Message;
 import org.archpool.protocol.Outcome;
 import org.archpool.protocol.Platform;
 import org.archpool.protocol.Target;
@@ -29,7 +30,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 class FaultyWorkerTest {
 
     private static final String HELLO =
-            "{\\\"type\\\":\\\"hello\\\",\\\"protocolVersion\\\":1,\\\"workerId\\\":\\\"w\\\",\\\"pid\\\":1,\\\"host\\\":\\\"h\\\",\\\"javaVersion\\\":\\\"17\\\"}";
+            "{\\\"type\\\":\\\"hello\\\",\\\"protocolVersion\\\":" + Message.PROTOCOL_VERSION + ",\\\"workerId\\\":\\\"w\\\",\\\"pid\\\":1,\\\"host\\\":\\\"h\\\",\\\"javaVersion\\\":\\\"17\\\"}";
 
     /** What the first launch does, by fault name. */
     private static String fault(String name) {

@@ -24,6 +24,7 @@ import org.archpool.protocol.JobSpec;
 import org.archpool.protocol.Outcome;
 import org.archpool.protocol.Phase;
 import org.archpool.protocol.Platform;
+import org.archpool.protocol.Step;
 import org.archpool.protocol.Target;
 import org.archpool.worker.JobRunner;
 import org.junit.jupiter.api.Test;
@@ -223,12 +224,19 @@ class SchedulerTest {
     }
 
     @Test
-    void aCmakeJobIsSentAsTheManifestGaveIt() {
+    void aCmakeJobIsSentWithItsStepsConcreteForTheTarget() {
         RecordingLauncher launcher = new RecordingLauncher();
         CmakeJob job = new CmakeJob("c", dir.resolve("no-such-project").toString(), dir.resolve("build").toString(),
                 null, null, null, null, null, null, null, null, null);
-        runAll(launcher, 1, config(new Target(Platform.HIP, List.of("gfx942"))), List.of(job));
-        assertThat(launcher.requests).singleElement().extracting(BuildRequest::job).isSameAs(job);
+        runAll(launcher, 1, new SchedulerConfig(new Target(Platform.HIP, List.of("gfx942")), dir.resolve("logs"), 0, 3,
+                0, true), List.of(job));
+        assertThat(launcher.requests).singleElement().satisfies(request -> {
+            assertThat(request.job()).isSameAs(job);
+            assertThat(request.steps()).extracting(Step::phase).containsExactly(Phase.CONFIGURE, Phase.BUILD);
+            assertThat(request.steps().get(0).argv()).contains("-DCMAKE_HIP_ARCHITECTURES=gfx942");
+            assertThat(request.steps().get(1).argv()).containsSequence("--parallel", "3");
+            assertThat(request.steps()).allSatisfy(step -> assertThat(step.env()).containsEntry("HIPARCHS", "gfx942"));
+        });
     }
 
     @Test

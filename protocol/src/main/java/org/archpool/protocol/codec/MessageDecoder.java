@@ -16,6 +16,7 @@ import org.archpool.protocol.PhaseTiming;
 import org.archpool.protocol.Platform;
 import org.archpool.protocol.Progress;
 import org.archpool.protocol.Shutdown;
+import org.archpool.protocol.Step;
 import org.archpool.protocol.Target;
 
 /**
@@ -41,7 +42,7 @@ final class MessageDecoder {
             case "hello" -> new Hello(m.intNumber("protocolVersion", 0), m.string("workerId"), m.number("pid", 0),
                     m.string("host"), m.string("javaVersion"));
             case "build" -> new BuildRequest(m.string("requestId"), job(m.object("job")), target(m.object("target")),
-                    m.number("timeoutMs", 0), m.intNumber("buildParallelism", 0), m.string("logPath"));
+                    m.objects("steps", MessageDecoder::step), m.number("timeoutMs", 0), m.string("logPath"));
             case "progress" -> new Progress(m.string("requestId"), phase(m.string("phase")));
             case "result" -> new BuildResult(m.string("requestId"), outcome(m.string("outcome")),
                     m.optionalInt("exitCode"), m.string("signal"), m.objects("phases", MessageDecoder::phaseTiming),
@@ -78,6 +79,10 @@ final class MessageDecoder {
         }
         String platform = target.string("platform");
         return new Target(platform == null ? null : Platform.fromWire(platform), target.strings("archs"));
+    }
+
+    private static Step step(WireObject s) {
+        return new Step(phase(s.string("phase")), s.strings("argv"), s.string("cwd"), s.stringMap("env"));
     }
 
     private static PhaseTiming phaseTiming(WireObject p) {

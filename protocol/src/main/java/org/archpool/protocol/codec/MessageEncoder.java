@@ -19,6 +19,7 @@ import org.archpool.protocol.Message;
 import org.archpool.protocol.PhaseTiming;
 import org.archpool.protocol.Progress;
 import org.archpool.protocol.Shutdown;
+import org.archpool.protocol.Step;
 import org.archpool.protocol.Target;
 
 /**
@@ -52,8 +53,12 @@ final class MessageEncoder {
                 job(g, b.job());
                 g.writeFieldName("target");
                 target(g, b.target());
+                g.writeArrayFieldStart("steps");
+                for (Step step : b.steps()) {
+                    step(g, step);
+                }
+                g.writeEndArray();
                 g.writeNumberField("timeoutMs", b.timeoutMs());
-                g.writeNumberField("buildParallelism", b.buildParallelism());
                 g.writeStringField("logPath", b.logPath());
             } else if (message instanceof Progress p) {
                 g.writeStringField("type", "progress");
@@ -133,6 +138,15 @@ final class MessageEncoder {
             g.writeNumberField("timeoutMs", job.timeoutMs());
         }
         strings(g, "artifacts", job.artifacts());
+        g.writeEndObject();
+    }
+
+    private static void step(JsonGenerator g, Step step) throws IOException {
+        g.writeStartObject();
+        g.writeStringField("phase", step.phase().wireName());
+        strings(g, "argv", step.argv());
+        g.writeStringField("cwd", step.cwd());
+        stringMap(g, "env", step.env());
         g.writeEndObject();
     }
 

@@ -19,6 +19,7 @@ import org.archpool.protocol.PhaseTiming;
 import org.archpool.protocol.Platform;
 import org.archpool.protocol.Progress;
 import org.archpool.protocol.Shutdown;
+import org.archpool.protocol.Step;
 import org.archpool.protocol.Target;
 import org.junit.jupiter.api.Test;
 
@@ -40,8 +41,14 @@ class MessageCodecTest {
         Target target = new Target(Platform.HIP, List.of("gfx942", "gfx90a:xnack-"));
         List<Message> messages = List.of(
                 new Hello(1, "w1", 42, "host", "17"),
-                new BuildRequest("r1", cmake, target, 1000, 2, "/logs/a.log"),
-                new BuildRequest("r2", command, new Target(Platform.CUDA, List.of("90")), 0, 1, "/logs/b.log"),
+                new BuildRequest("r1", cmake, target, List.of(
+                        new Step(Phase.CONFIGURE, List.of("cmake", "-S", "/src", "-B", "/build",
+                                "-DCMAKE_HIP_ARCHITECTURES=gfx942;gfx90a:xnack-"), "/build", Map.of("HIPARCHS", "gfx942")),
+                        new Step(Phase.BUILD, List.of("cmake", "--build", "/build", "--parallel", "2"), "/build",
+                                Map.of())), 1000, "/logs/a.log"),
+                new BuildRequest("r2", command, new Target(Platform.CUDA, List.of("90")),
+                        List.of(new Step(Phase.COMMAND, List.of("nvcc", "-arch=sm_90"), "/w", Map.of())), 0,
+                        "/logs/b.log"),
                 new Progress("r1", Phase.CONFIGURE),
                 new BuildResult("r1", Outcome.TIMED_OUT, 137, "SIGKILL", List.of(new PhaseTiming(Phase.BUILD, 12, null)),
                         List.of(new Artifact("/b/lib.so", List.of("sm_90"))), "/logs/a.log", "tail", "msg"),
@@ -94,8 +101,9 @@ class MessageCodecTest {
     void valuesOfTheWrongJsonTypeAreRefusedByFieldNotCoerced() {
         assertThatThrownBy(() -> codec.decode("{\"type\":\"cancel\",\"requestId\":5}"))
                 .isInstanceOf(ProtocolException.class).hasMessageContaining("cancel.requestId must be a string, not 5");
-        String build = "{\"type\":\"build\",\"requestId\":\"r\",\"buildParallelism\":1,\"logPath\":\"/l\","
-                + "\"target\":{\"platform\":\"cuda\",\"archs\":[\"90\"]},";
+        String build = "{\"type\":\"build\",\"requestId\":\"r\",\"logPath\":\"/l\","
+                + "\"target\":{\"platform\":\"cuda\",\"archs\":[\"90\"]},"
+                + "\"steps\":[{\"phase\":\"command\",\"argv\":[\"true\"],\"cwd\":\"/\"}],";
         assertThatThrownBy(() -> codec.decode(build + "\"timeoutMs\":null,"
                 + "\"job\":{\"kind\":\"command\",\"id\":\"c\",\"argv\":[\"true\"],\"cwd\":\"/\"}}"))
                 .isInstanceOf(ProtocolException.class).hasMessageContaining("build.timeoutMs must be a number, not null");
@@ -111,6 +119,12 @@ class MessageCodecTest {
         assertThatThrownBy(() -> codec.decode(build + "\"timeoutMs\":0,"
                 + "\"job\":{\"kind\":\"docker\",\"id\":\"c\"}}"))
                 .isInstanceOf(ProtocolException.class).hasMessageContaining("build.job.kind must be cmake or command");
+        String job = "\"job\":{\"kind\":\"command\",\"id\":\"c\",\"argv\":[\"true\"],\"cwd\":\"/\"}";
+        assertThatThrownBy(() -> codec.decode(build.replace("\"argv\":[\"true\"]", "\"argv\":[\"true\",1]")
+                + "\"timeoutMs\":0," + job + "}"))
+                .isInstanceOf(ProtocolException.class).hasMessageContaining("build.steps[0].argv[1] must be a string, not 1");
+        assertThatThrownBy(() -> codec.decode(build.replace("\"command\"", "\"link\"") + "\"timeoutMs\":0," + job + "}"))
+                .isInstanceOf(ProtocolException.class).hasMessageContaining("unknown phase 'link'");
         assertThatThrownBy(() -> codec.decode("{\"type\":\"result\",\"requestId\":\"r\",\"outcome\":\"exploded\"}"))
                 .isInstanceOf(ProtocolException.class).hasMessageContaining("unknown outcome 'exploded'");
         assertThatThrownBy(() -> codec.decode("{\"type\":\"build\",\"requestId\":\"r\",\"env\":{\"A\":null}}"))
@@ -120,9 +134,11 @@ class MessageCodecTest {
     @Test
     void absentOptionalValuesAreLeftOutNotWrittenAsNull() {
         String line = new String(codec.encode(new BuildRequest("r", new CommandJob("c", List.of("true"), "/", null,
-                null, null), new Target(Platform.CUDA, List.of("90")), 0, 1, "/l")));
+                null, null), new Target(Platform.CUDA, List.of("90")),
+                List.of(new Step(Phase.COMMAND, List.of("true"), "/", null)), 0, "/l")));
         assertThat(line).startsWith("{\"type\":\"build\"").doesNotContain("null").doesNotContain("timeoutMs\":null")
-                .contains("\"job\":{\"kind\":\"command\",\"id\":\"c\",\"argv\":[\"true\"],\"cwd\":\"/\"");
+                .contains("\"job\":{\"kind\":\"command\",\"id\":\"c\",\"argv\":[\"true\"],\"cwd\":\"/\"")
+                .contains("\"steps\":[{\"phase\":\"command\",\"argv\":[\"true\"],\"cwd\":\"/\",\"env\":{}}]");
         String result = new String(codec.encode(new BuildResult("r", Outcome.SUCCEEDED, 0, null,
                 List.of(new PhaseTiming(Phase.INSPECT, 3, null)), List.of(new Artifact("/a.so", List.of("sm_90"))),
                 null, null, null)));
@@ -131,9 +147,18 @@ class MessageCodecTest {
     }
 
     @Test
+    void aBuildWithoutStepsIsRefused() {
+        assertThatThrownBy(() -> codec.decode("{\"type\":\"build\",\"requestId\":\"r\",\"timeoutMs\":0,"
+                + "\"logPath\":\"/l\",\"target\":{\"platform\":\"cuda\",\"archs\":[\"90\"]},\"steps\":[],"
+                + "\"job\":{\"kind\":\"command\",\"id\":\"c\",\"argv\":[\"true\"],\"cwd\":\"/\"}}"))
+                .isInstanceOf(ProtocolException.class).hasMessageContaining("build.steps must not be empty");
+    }
+
+    @Test
     void aWorkerCannotBeHandedNative() {
         assertThatThrownBy(() -> codec.decode("{\"type\":\"build\",\"requestId\":\"r\",\"timeoutMs\":0,"
-                + "\"buildParallelism\":1,\"logPath\":\"/l\",\"target\":{\"platform\":\"cuda\",\"archs\":[\"native\"]},"
+                + "\"logPath\":\"/l\",\"target\":{\"platform\":\"cuda\",\"archs\":[\"native\"]},"
+                + "\"steps\":[{\"phase\":\"command\",\"argv\":[\"true\"],\"cwd\":\"/\"}],"
                 + "\"job\":{\"kind\":\"command\",\"id\":\"c\",\"argv\":[\"true\"],\"cwd\":\"/\"}}"))
                 .isInstanceOf(ProtocolException.class).hasMessageContaining("native");
     }

@@ -27,6 +27,7 @@ import org.archpool.protocol.PhaseTiming;
 import org.archpool.protocol.Platform;
 import org.archpool.protocol.Progress;
 import org.archpool.protocol.Shutdown;
+import org.archpool.protocol.Step;
 import org.archpool.protocol.Target;
 import org.archpool.protocol.fuzz.FuzzRun;
 import org.archpool.protocol.fuzz.Mutator;
@@ -58,10 +59,17 @@ class ProtocolFuzzTest {
                 "/abs/src", Map.of(), null, List.of("k.o"));
         return List.of(
                 new Hello(Message.PROTOCOL_VERSION, "w1", 4242L, "node17", "17.0.15"),
-                new BuildRequest("vector_add#1", cmake, new Target(Platform.CUDA, List.of("80-real", "90a")), 600_000L,
-                        2, "/abs/.archpool/logs/vector_add.log"),
+                new BuildRequest("vector_add#1", cmake, new Target(Platform.CUDA, List.of("80-real", "90a")),
+                        List.of(new Step(Phase.CONFIGURE, List.of("cmake", "-S", "/abs/src", "-B", "/abs/build/vector_add",
+                                        "-DCMAKE_CUDA_ARCHITECTURES=80-real;90a"), "/abs/build/vector_add",
+                                        Map.of("CUDAARCHS", "80-real;90a")),
+                                new Step(Phase.BUILD, List.of("cmake", "--build", "/abs/build/vector_add"),
+                                        "/abs/build/vector_add", Map.of())),
+                        600_000L, "/abs/.archpool/logs/vector_add.log"),
                 new BuildRequest("direct.nvcc#2", command, new Target(Platform.HIP, List.of("gfx942", "gfx90a:xnack-")),
-                        0, 1, "/abs/.archpool/logs/direct.nvcc.log"),
+                        List.of(new Step(Phase.COMMAND, List.of("hipcc", "--offload-arch=gfx942", "-c", "k.hip"),
+                                "/abs/src", Map.of("HIPARCHS", "gfx942;gfx90a:xnack-"))),
+                        0, "/abs/.archpool/logs/direct.nvcc.log"),
                 new Progress("vector_add#1", Phase.CONFIGURE),
                 new BuildResult("vector_add#1", Outcome.SUCCEEDED, 0, null,
                         List.of(new PhaseTiming(Phase.CONFIGURE, 3120, 0), new PhaseTiming(Phase.BUILD, 1630, 0)),

@@ -3,6 +3,7 @@ package org.archpool.worker.exec;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -11,6 +12,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.archpool.protocol.Step;
 import org.zeroturnaround.exec.ProcessExecutor;
 import org.zeroturnaround.exec.ProcessResult;
 import org.zeroturnaround.exec.StartedProcess;
@@ -73,7 +75,7 @@ public final class StepRunner {
         try {
             started = new ProcessExecutor()
                     .command(groups.inOwnGroup(step.argv()))
-                    .directory(step.cwd().toFile())
+                    .directory(Path.of(step.cwd()).toFile())
                     .environment(step.env())
                     .redirectInput(InputStream.nullInputStream())
                     .redirectOutput(log)

@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import org.archpool.protocol.Phase;
+import org.archpool.protocol.Step;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -22,7 +23,7 @@ class StepRunnerTest {
     private final StepRunner runner = new StepRunner(clock);
 
     private static Step sh(Path cwd, String script) {
-        return new Step(Phase.COMMAND, List.of("sh", "-c", script), cwd, Map.of("GREETING", "hi"));
+        return new Step(Phase.COMMAND, List.of("sh", "-c", script), cwd.toString(), Map.of("GREETING", "hi"));
     }
 
     @Test
@@ -48,7 +49,7 @@ class StepRunnerTest {
 
     @Test
     void aMissingProgramDoesNotStart(@TempDir Path dir) {
-        StepResult r = runner.run(new Step(Phase.COMMAND, List.of("no-such-compiler-xyz"), dir, Map.of()),
+        StepResult r = runner.run(new Step(Phase.COMMAND, List.of("no-such-compiler-xyz"), dir.toString(), Map.of()),
                 new ByteArrayOutputStream(), Deadline.after(clock, 0), new CancellationToken());
         assertThat(r.ending()).isEqualTo(StepResult.Ending.NOT_STARTED);
         assertThat(r.message()).contains("no-such-compiler-xyz").contains("PATH");

@@ -1,4 +1,4 @@
-package org.archpool.worker.toolchain;
+package org.archpool.orchestrator.toolchain;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package org.archpool.worker.toolchain;
+package org.archpool.orchestrator.toolchain;
 
 import java.util.LinkedHashMap;
 import java.util.List;

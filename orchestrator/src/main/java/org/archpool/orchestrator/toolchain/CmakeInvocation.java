@@ -1,4 +1,4 @@
-package org.archpool.worker.toolchain;
+package org.archpool.orchestrator.toolchain;
 
 import java.util.ArrayList;
 import java.util.List;

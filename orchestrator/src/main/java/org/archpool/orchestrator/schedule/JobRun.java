@@ -1,0 +1,129 @@
+package org.archpool.orchestrator.schedule;
+
+import java.time.Clock;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.archpool.orchestrator.pool.Worker;
+import org.archpool.orchestrator.pool.WorkerFailedException;
+import org.archpool.orchestrator.pool.WorkerFailure;
+import org.archpool.orchestrator.pool.WorkerPool;
+import org.archpool.orchestrator.toolchain.ConcreteJob;
+import org.archpool.orchestrator.verify.Verdict;
+import org.archpool.protocol.BuildRequest;
+import org.archpool.protocol.BuildResult;
+import org.archpool.protocol.JobSpec;
+import org.archpool.protocol.Outcome;
+
+/**
+ * One job on one slot, from the queue to its outcome: made concrete for the target by the config's planner (a job
+ * that cannot be is {@code failed} unsent), sent to the slot's worker, retried on a fresh worker when the
+ * infrastructure fails (up to {@code retries} times, then {@code crashed}), and a succeeded job's artifacts put to
+ * the config's judge.
+ */
+final class JobRun {
+
+    /** How long past a job's own time limit the coordinator waits for the worker's answer. */
+    static final long WORKER_ANSWER_GRACE_MS = 30_000;
+
+    private final WorkerPool pool;
+    private final SchedulerConfig config;
+    private final Clock clock;
+    private final long origin;
+    private final SchedulerListener listener;
+    private final BuildStop stop;
+
+    /** @param origin when the scheduler started: every {@code startMs} counts from here */
+    JobRun(WorkerPool pool, SchedulerConfig config, Clock clock, long origin, SchedulerListener listener,
+           BuildStop stop) {
+        this.pool = pool;
+        this.config = config;
+        this.clock = clock;
+        this.origin = origin;
+        this.listener = listener;
+        this.stop = stop;
+    }
+
+    JobOutcome run(int slot, JobSpec job, long submittedAtMs) {
+        long dispatchedAt = clock.millis();
+        long queueWait = dispatchedAt - submittedAtMs;
+        long timeoutMs = config.timeoutMs(job);
+        Attempts attempts = Attempts.none(dispatchedAt - origin);
+        ConcreteJob concrete;
+        try {
+            concrete = config.planner().plan(job, config.target(), config.buildParallelism());
+        } catch (IllegalArgumentException e) {
+            return JobOutcome.unsent(job, attempts, queueWait, clock.millis() - dispatchedAt,
+                    "its argv could not be expanded for the target: " + e.getMessage());
+        }
+        for (int attempt = 1; attempt <= config.retries() + 1; attempt++) {
+            Worker worker;
+            try {
+                worker = pool.workerFor(slot);
+            } catch (WorkerFailedException e) {
+                attempts = attempts.failed(e.getMessage());
+                if (stop.interrupted()) {
+                    // its worker's start was stopped with the build (a Slurm job still queued, say): not a crash
+                    return JobOutcome.cancelled(job, attempts, queueWait, clock.millis() - dispatchedAt, null,
+                            "cancelled: " + stop.reason() + " before its worker had started");
+                }
+                continue;
+            }
+            attempts = attempts.sent(attempt, worker.id(), clock.millis() - origin);
+            listener.started(job.id(), worker.id(), attempt);
+            BuildRequest request = new BuildRequest(job.id() + "#" + attempt, concrete.job(), config.target(),
+                    concrete.steps(), timeoutMs, config.logPath(job, attempt).toString());
+            CompletableFuture<BuildResult> answer = worker.execute(request, phase -> listener.phase(job.id(), phase));
+            stop.running(slot, worker, request.requestId());
+            try {
+                BuildResult result = timeoutMs > 0
+                        ? answer.get(timeoutMs + WORKER_ANSWER_GRACE_MS, TimeUnit.MILLISECONDS)
+                        : answer.get();
+                pool.jobFinished(slot, worker);
+                return judged(job, result, attempts, queueWait, clock.millis() - dispatchedAt);
+            } catch (ExecutionException e) {
+                WorkerFailedException failed = e.getCause() instanceof WorkerFailedException w ? w : null;
+                String reason = failed != null ? failed.getMessage() : String.valueOf(e.getCause());
+                attempts = attempts.failed(reason);
+                pool.discard(slot, worker, failed != null ? failed.failure() : WorkerFailure.IO, reason);
+                if (stop.interrupted()) {
+                    return JobOutcome.cancelled(job, attempts, queueWait, clock.millis() - dispatchedAt,
+                            request.logPath(), "cancelled: " + stop.reason() + "; its worker was stopped");
+                }
+            } catch (TimeoutException e) {
+                String reason = "worker " + worker.id() + " gave no answer " + WORKER_ANSWER_GRACE_MS
+                        + " ms past the job's time limit; it was killed";
+                attempts = attempts.failed(reason);
+                pool.discard(slot, worker, WorkerFailure.NO_ANSWER, reason);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                worker.cancel(request.requestId());
+                return JobOutcome.cancelled(job, attempts, queueWait, clock.millis() - dispatchedAt,
+                        request.logPath(), "cancelled: the coordinator was interrupted");
+            } finally {
+                stop.idle(slot);
+            }
+        }
+        return JobOutcome.crashed(job, attempts, queueWait, clock.millis() - dispatchedAt,
+                attempts.count() > 0 ? config.logPath(job, attempts.count()).toString() : null);
+    }
+
+    /** The worker's answer, with a succeeded job's artifacts judged against the target. */
+    private JobOutcome judged(JobSpec job, BuildResult r, Attempts attempts, long queueWait, long totalMs) {
+        Outcome outcome = r.outcome();
+        String message = outcome == Outcome.CANCELLED && stop.interrupted() ? "cancelled: " + stop.reason()
+                : r.message();
+        List<String> warnings = List.of();
+        if (outcome == Outcome.SUCCEEDED) {
+            Verdict verdict = config.judge().judge(job, config.target(), r.artifacts());
+            warnings = verdict.warnings();
+            if (!verdict.passed()) {
+                outcome = Outcome.FAILED;
+                message = verdict.failure();
+            }
+        }
+        return JobOutcome.fromResult(job, r, outcome, message, warnings, attempts, queueWait, totalMs);
+    }
+}

@@ -1,0 +1,20 @@
+package org.archpool.orchestrator.toolchain;
+
+import java.util.List;
+import java.util.Objects;
+import org.archpool.protocol.JobSpec;
+import org.archpool.protocol.Step;
+
+/**
+ * A job as a worker will run it: the job with its placeholders expanded, and every process of it concrete (argv,
+ * folder, environment). What a {@code build} request carries, and what a cache key can be computed from.
+ */
+public record ConcreteJob(JobSpec job, List<Step> steps) {
+    public ConcreteJob {
+        Objects.requireNonNull(job, "job");
+        steps = List.copyOf(steps);
+        if (steps.isEmpty()) {
+            throw new IllegalArgumentException("job '" + job.id() + "' has no step to run");
+        }
+    }
+}
