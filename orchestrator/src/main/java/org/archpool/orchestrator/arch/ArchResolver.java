@@ -1,15 +1,13 @@
 package org.archpool.orchestrator.arch;
 
-import org.archpool.orchestrator.tool.OnceToolRunner;
-
-import org.archpool.orchestrator.tool.ToolRunner;
-
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
+import org.archpool.orchestrator.tool.OnceToolRunner;
+import org.archpool.orchestrator.tool.ToolRunner;
 import org.archpool.protocol.Platform;
 
 /**

@@ -1,7 +1,6 @@
 package org.archpool.orchestrator.arch;
 
 import org.archpool.orchestrator.tool.OnceToolRunner;
-
 import org.archpool.protocol.Platform;
 
 /** One way of finding the GPUs of a platform on the coordinator's machine. */

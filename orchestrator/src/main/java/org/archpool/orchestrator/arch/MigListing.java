@@ -1,13 +1,11 @@
 package org.archpool.orchestrator.arch;
 
-import org.archpool.orchestrator.tool.ToolOutput;
-
-import org.archpool.orchestrator.tool.ToolRunner;
-
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Supplier;
+import org.archpool.orchestrator.tool.ToolOutput;
+import org.archpool.orchestrator.tool.ToolRunner;
 
 /**
  * {@code nvidia-smi -L}, run only when a {@code MIG-} entry of {@code CUDA_VISIBLE_DEVICES} needs mapping to

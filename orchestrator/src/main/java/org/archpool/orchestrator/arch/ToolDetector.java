@@ -1,12 +1,10 @@
 package org.archpool.orchestrator.arch;
 
-import org.archpool.orchestrator.tool.ToolOutput;
-
-import org.archpool.orchestrator.tool.ToolRunner;
-
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import org.archpool.orchestrator.tool.ToolOutput;
+import org.archpool.orchestrator.tool.ToolRunner;
 import org.archpool.protocol.Platform;
 
 /**

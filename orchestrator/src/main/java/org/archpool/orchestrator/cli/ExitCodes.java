@@ -2,8 +2,8 @@ package org.archpool.orchestrator.cli;
 
 import org.archpool.orchestrator.arch.ArchResolutionException;
 import org.archpool.orchestrator.arch.ArchSyntaxException;
-import org.archpool.orchestrator.report.OutputWriteException;
 import org.archpool.orchestrator.manifest.ManifestException;
+import org.archpool.orchestrator.report.OutputWriteException;
 import picocli.CommandLine;
 
 /** The one place that maps outcomes and errors to exit codes. */

@@ -20,6 +20,7 @@ final class InProcessWorker implements Worker {
     private final JobRunner runner;
     private final ExecutorService thread;
     private volatile CancellationToken token;
+    /** The request running now, or null. */
     private volatile String requestId;
 
     InProcessWorker(String id, JobRunner runner) {
@@ -47,7 +48,13 @@ final class InProcessWorker implements Worker {
         CancellationToken t = new CancellationToken();
         token = t;
         requestId = request.requestId();
-        return CompletableFuture.supplyAsync(() -> runner.run(request, progress, t), thread);
+        return CompletableFuture.supplyAsync(() -> {
+            try {
+                return runner.run(request, progress, t);
+            } finally {
+                requestId = null;
+            }
+        }, thread);
     }
 
     @Override
@@ -59,8 +66,12 @@ final class InProcessWorker implements Worker {
     }
 
     @Override
-    public boolean isAlive() {
-        return !thread.isShutdown();
+    public WorkerState state() {
+        if (thread.isShutdown()) {
+            return new WorkerState.Dead(WorkerFailure.SHUTDOWN, "worker was shut down");
+        }
+        String running = requestId;
+        return running == null ? WorkerState.IDLE : new WorkerState.Busy(running);
     }
 
     @Override

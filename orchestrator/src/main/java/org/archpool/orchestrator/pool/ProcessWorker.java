@@ -131,9 +131,18 @@ final class ProcessWorker implements Worker {
     }
 
     @Override
-    public boolean isAlive() {
+    public WorkerState state() {
         synchronized (lock) {
-            return failure == null && process.isAlive();
+            if (failure != null) {
+                return new WorkerState.Dead(failureCause, failure);
+            }
+            if (!process.isAlive()) {
+                return new WorkerState.Dead(WorkerFailure.EXIT, "its process ended");
+            }
+            if (!hello.isDone()) {
+                return WorkerState.STARTING;
+            }
+            return pending == null ? WorkerState.IDLE : new WorkerState.Busy(pending.requestId());
         }
     }
 

@@ -31,7 +31,13 @@ public interface Worker extends AutoCloseable {
     /** Asks the worker to cancel {@code requestId}; its result then says cancelled. */
     void cancel(String requestId);
 
-    boolean isAlive();
+    /** Where the worker is in its life now: starting, idle, busy with a request, or dead with the reason. */
+    WorkerState state();
+
+    /** @return whether the worker can still take requests: any {@link #state()} but dead */
+    default boolean isAlive() {
+        return state().isAlive();
+    }
 
     /** Shuts the worker down, killing it (and everything it started) if it does not go quickly. */
     @Override

@@ -3,7 +3,7 @@ package org.archpool.orchestrator.pool;
 import com.fasterxml.jackson.annotation.JsonInclude;
 
 /**
- * A worker's start or death, for the report.
+ * A worker's start or death, for the report. Made by the named factories, one per {@code event}.
  *
  * @param event  {@code started}, {@code died}, {@code recycled} or {@code failed_to_start}
  * @param atMs   when, in ms since the pool started
@@ -18,13 +18,23 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 public record WorkerEvent(String worker, String event, Long pid, long atMs, Long startMs, String cause,
                           String reason, String host) {
 
-    /** An event with no host. */
-    public WorkerEvent(String worker, String event, Long pid, long atMs, Long startMs, String cause, String reason) {
-        this(worker, event, pid, atMs, startMs, cause, reason, null);
+    /** A worker said hello {@code startMs} after its launch; {@code pid} and {@code host} are null in thread mode. */
+    public static WorkerEvent started(String worker, Long pid, long atMs, long startMs, String host) {
+        return new WorkerEvent(worker, "started", pid, atMs, startMs, null, null, host);
     }
 
-    /** An event that is not a start: no start time. */
-    public WorkerEvent(String worker, String event, Long pid, long atMs, String cause, String reason) {
-        this(worker, event, pid, atMs, null, cause, reason, null);
+    /** A worker that had started is gone. */
+    public static WorkerEvent died(String worker, Long pid, long atMs, WorkerFailure cause, String reason) {
+        return new WorkerEvent(worker, "died", pid, atMs, null, cause.wireName(), reason, null);
+    }
+
+    /** A worker was shut down after its share of jobs. */
+    public static WorkerEvent recycled(String worker, Long pid, long atMs, String reason) {
+        return new WorkerEvent(worker, "recycled", pid, atMs, null, null, reason, null);
+    }
+
+    /** A worker could not be started, or did not say hello properly. */
+    public static WorkerEvent failedToStart(String worker, long atMs, WorkerFailure cause, String reason) {
+        return new WorkerEvent(worker, "failed_to_start", null, atMs, null, cause.wireName(), reason, null);
     }
 }

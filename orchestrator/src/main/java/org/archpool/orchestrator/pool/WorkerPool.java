@@ -8,20 +8,38 @@ import java.util.concurrent.ExecutionException;
 import java.util.function.Consumer;
 
 /**
- * A fixed number of worker slots. A slot's worker is started when the slot first needs it, reused for
- * every later job, replaced after it fails, and recycled after {@code maxJobsPerWorker} jobs. Slot {@code i}'s workers are named {@code w<i>},
- * {@code w<i>.2}, {@code w<i>.3}…
+ * A fixed number of {@link Slot}s, each holding at most one worker at a time, which its launcher starts where it
+ * runs (a JVM here, a thread, a Slurm step). A slot's worker is started when the slot first needs it (or ahead, by
+ * {@link #warmUp()}), reused for every later job while its {@link Worker#state() state} is not dead, replaced
+ * after it fails ({@link #discard}), and recycled after {@code maxJobsPerWorker} jobs. Slot {@code i}'s workers
+ * are named {@code w<i>}, {@code w<i>.2}, {@code w<i>.3}… Every start and death is recorded as a
+ * {@link WorkerEvent} and told to the listener.
  */
 public final class WorkerPool implements AutoCloseable {
+
+    /** One slot: its worker, the start in progress, how many workers it has had, and the jobs its worker ran. */
+    private static final class Slot {
+        final int number;
+        Worker worker;
+        /** The start in progress, if any, so that two threads never start workers for one slot. */
+        CompletableFuture<Worker> launch;
+        int generation;
+        int jobsRun;
+
+        Slot(int number) {
+            this.number = number;
+        }
+
+        /** The name of the worker this slot starts next. */
+        String nextWorkerId() {
+            return "w" + number + (generation > 1 ? "." + generation : "");
+        }
+    }
 
     private final WorkerLauncher launcher;
     private final Clock clock;
     private final long startedAtMs;
-    private final Worker[] workers;
-    private final int[] generations;
-    /** Per slot: the start in progress, if any, so that two threads never start workers for one slot. */
-    private final CompletableFuture<Worker>[] launches;
-    private final int[] jobsRun;
+    private final List<Slot> slots = new ArrayList<>();
     private final int maxJobsPerWorker;
     private final List<WorkerEvent> events = new ArrayList<>();
     private final Consumer<WorkerEvent> listener;
@@ -44,24 +62,21 @@ public final class WorkerPool implements AutoCloseable {
      */
     public WorkerPool(WorkerLauncher launcher, int size, int maxJobsPerWorker, Clock clock,
                       Consumer<WorkerEvent> listener) {
-        this.listener = listener;
         if (size < 1) {
             throw new IllegalArgumentException("a pool needs at least one slot");
         }
         this.launcher = launcher;
         this.clock = clock;
+        this.listener = listener;
         this.startedAtMs = clock.millis();
-        this.workers = new Worker[size];
-        this.generations = new int[size];
-        @SuppressWarnings("unchecked")
-        CompletableFuture<Worker>[] none = new CompletableFuture[size];
-        this.launches = none;
-        this.jobsRun = new int[size];
         this.maxJobsPerWorker = maxJobsPerWorker;
+        for (int i = 1; i <= size; i++) {
+            slots.add(new Slot(i));
+        }
     }
 
     public int size() {
-        return workers.length;
+        return slots.size();
     }
 
     public String mode() {
@@ -79,13 +94,13 @@ public final class WorkerPool implements AutoCloseable {
      * is started again when a job needs it; the failure is recorded like any other.
      */
     public void warmUp() {
-        for (int slot = 0; slot < workers.length; slot++) {
+        for (int slot = 0; slot < slots.size(); slot++) {
             int s = slot;
             Thread t = new Thread(() -> {
                 try {
                     workerFor(s);
                 } catch (WorkerFailedException e) {
-                    // recorded as a failed_to_start event by workerFor; the slot's first job starts another
+                    // recorded as a failed_to_start event by launch; the slot's first job starts another
                 }
             }, "archpool-warm-up-" + (slot + 1));
             t.setDaemon(true);
@@ -94,59 +109,65 @@ public final class WorkerPool implements AutoCloseable {
     }
 
     /**
-     * The live worker of {@code slot}, started now if it has none. If another thread (the warm-up) is
-     * starting the slot's worker, waits for that start instead of starting a second one.
+     * The live worker of slot {@code index} (from 0), started now if it has none. If another thread (the
+     * warm-up) is starting the slot's worker, waits for that start instead of starting a second one.
      */
-    public Worker workerFor(int slot) throws WorkerFailedException {
+    public Worker workerFor(int index) throws WorkerFailedException {
+        Slot slot = slots.get(index);
         CompletableFuture<Worker> starting;
         synchronized (this) {
             if (closed) {
                 throw new WorkerFailedException(WorkerFailure.SHUTDOWN, "the pool is closed");
             }
-            Worker current = workers[slot];
-            if (current != null && current.isAlive()) {
-                return current;
-            }
+            Worker current = slot.worker;
             if (current != null) {
-                record(current.id(), "died", current.pid(), null, WorkerFailure.EXIT, "found dead");
-                workers[slot] = null;
+                WorkerState state = current.state();
+                if (state.isAlive()) {
+                    return current;
+                }
+                WorkerState.Dead dead = (WorkerState.Dead) state;
+                record(WorkerEvent.died(current.id(), pid(current), atMs(), dead.cause(), "found dead: " + dead.reason()));
+                slot.worker = null;
             }
-            starting = launches[slot];
+            starting = slot.launch;
             if (starting == null) {
-                generations[slot]++;
-                launches[slot] = new CompletableFuture<>();
+                slot.generation++;
+                slot.launch = new CompletableFuture<>();
             }
         }
         return starting == null ? launch(slot) : await(starting);
     }
 
-    private Worker launch(int slot) throws WorkerFailedException {
-        String id = "w" + (slot + 1) + (generations[slot] > 1 ? "." + generations[slot] : "");
-        CompletableFuture<Worker> starting = launches[slot];
+    private Worker launch(Slot slot) throws WorkerFailedException {
+        String id;
+        CompletableFuture<Worker> starting;
+        synchronized (this) {
+            id = slot.nextWorkerId();
+            starting = slot.launch;
+        }
         Worker worker;
         long launchedAt = clock.millis();
         try {
             worker = launcher.launch(id);
         } catch (WorkerFailedException e) {
             synchronized (this) {
-                launches[slot] = null;
-                record(id, "failed_to_start", null, null, e.failure(), e.getMessage());
+                slot.launch = null;
+                record(WorkerEvent.failedToStart(id, atMs(), e.failure(), e.getMessage()));
             }
             starting.completeExceptionally(e);
             throw e;
         }
         synchronized (this) {
-            launches[slot] = null;
+            slot.launch = null;
             if (closed) {
                 worker.close();
                 WorkerFailedException e = new WorkerFailedException(WorkerFailure.SHUTDOWN, "the pool is closed");
                 starting.completeExceptionally(e);
                 throw e;
             }
-            workers[slot] = worker;
-            jobsRun[slot] = 0;
-            record(id, "started", worker.pid() < 0 ? null : worker.pid(), clock.millis() - launchedAt, null, null,
-                    worker.host());
+            slot.worker = worker;
+            slot.jobsRun = 0;
+            record(WorkerEvent.started(id, pid(worker), atMs(), clock.millis() - launchedAt, worker.host()));
         }
         starting.complete(worker);
         return worker;
@@ -165,32 +186,34 @@ public final class WorkerPool implements AutoCloseable {
     }
 
     /** Takes a failed worker out of its slot and makes sure it is gone; the next job gets a fresh one. */
-    public void discard(int slot, Worker worker, WorkerFailure cause, String reason) {
+    public void discard(int index, Worker worker, WorkerFailure cause, String reason) {
+        Slot slot = slots.get(index);
         synchronized (this) {
-            if (workers[slot] == worker) {
-                workers[slot] = null;
+            if (slot.worker == worker) {
+                slot.worker = null;
             }
-            record(worker.id(), "died", worker.pid() < 0 ? null : worker.pid(), null, cause, reason);
+            record(WorkerEvent.died(worker.id(), pid(worker), atMs(), cause, reason));
         }
         worker.close();
     }
 
     /**
-     * A job finished on {@code slot}'s worker (whatever its outcome). After {@code maxJobsPerWorker} jobs the
-     * worker is shut down; the slot's next job starts a fresh one.
+     * A job finished on slot {@code index}'s worker (whatever its outcome). After {@code maxJobsPerWorker} jobs
+     * the worker is shut down; the slot's next job starts a fresh one.
      */
-    public void jobFinished(int slot, Worker worker) {
+    public void jobFinished(int index, Worker worker) {
+        Slot slot = slots.get(index);
         boolean recycle;
         synchronized (this) {
-            if (workers[slot] != worker) {
+            if (slot.worker != worker) {
                 return;
             }
-            jobsRun[slot]++;
-            recycle = maxJobsPerWorker > 0 && jobsRun[slot] >= maxJobsPerWorker;
+            slot.jobsRun++;
+            recycle = maxJobsPerWorker > 0 && slot.jobsRun >= maxJobsPerWorker;
             if (recycle) {
-                workers[slot] = null;
-                record(worker.id(), "recycled", worker.pid() < 0 ? null : worker.pid(), null, null,
-                        "ran " + jobsRun[slot] + " jobs (--max-jobs-per-worker)");
+                slot.worker = null;
+                record(WorkerEvent.recycled(worker.id(), pid(worker), atMs(),
+                        "ran " + slot.jobsRun + " jobs (--max-jobs-per-worker)"));
             }
         }
         if (recycle) {
@@ -208,10 +231,10 @@ public final class WorkerPool implements AutoCloseable {
         List<Worker> toClose = new ArrayList<>();
         synchronized (this) {
             closed = true;
-            for (int i = 0; i < workers.length; i++) {
-                if (workers[i] != null) {
-                    toClose.add(workers[i]);
-                    workers[i] = null;
+            for (Slot slot : slots) {
+                if (slot.worker != null) {
+                    toClose.add(slot.worker);
+                    slot.worker = null;
                 }
             }
         }
@@ -221,24 +244,19 @@ public final class WorkerPool implements AutoCloseable {
 
     /** @return how many slots have a live worker now */
     public synchronized int liveWorkers() {
-        int live = 0;
-        for (Worker w : workers) {
-            if (w != null) {
-                live++;
-            }
-        }
-        return live;
+        return (int) slots.stream().filter(s -> s.worker != null).count();
     }
 
-    private synchronized void record(String worker, String event, Long pid, Long startMs, WorkerFailure cause,
-                                     String reason) {
-        record(worker, event, pid, startMs, cause, reason, null);
+    private long atMs() {
+        return clock.millis() - startedAtMs;
     }
 
-    private synchronized void record(String worker, String event, Long pid, Long startMs, WorkerFailure cause,
-                                     String reason, String host) {
-        WorkerEvent e = new WorkerEvent(worker, event, pid, clock.millis() - startedAtMs, startMs,
-                cause == null ? null : cause.wireName(), reason, host);
+    /** A worker's process id for the report: none in thread mode. */
+    private static Long pid(Worker worker) {
+        return worker.pid() < 0 ? null : worker.pid();
+    }
+
+    private synchronized void record(WorkerEvent e) {
         events.add(e);
         listener.accept(e);
     }

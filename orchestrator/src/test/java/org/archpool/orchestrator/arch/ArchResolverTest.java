@@ -1,9 +1,5 @@
 package org.archpool.orchestrator.arch;
 
-import org.archpool.orchestrator.tool.ToolOutput;
-
-import org.archpool.orchestrator.tool.ToolRunner;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -12,6 +8,8 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.archpool.orchestrator.tool.ToolOutput;
+import org.archpool.orchestrator.tool.ToolRunner;
 import org.archpool.protocol.Platform;
 import org.junit.jupiter.api.Test;
 

@@ -1,9 +1,5 @@
 package org.archpool.orchestrator.arch;
 
-import org.archpool.orchestrator.tool.ProcessToolRunner;
-
-import org.archpool.orchestrator.tool.ToolRunner;
-
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Files;
@@ -14,6 +10,8 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.function.BiFunction;
 import java.util.stream.Stream;
+import org.archpool.orchestrator.tool.ProcessToolRunner;
+import org.archpool.orchestrator.tool.ToolRunner;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;

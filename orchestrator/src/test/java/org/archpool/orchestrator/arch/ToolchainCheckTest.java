@@ -1,7 +1,5 @@
 package org.archpool.orchestrator.arch;
 
-import org.archpool.orchestrator.tool.ProcessToolRunner;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -10,6 +8,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import org.archpool.orchestrator.tool.ProcessToolRunner;
 import org.archpool.protocol.Platform;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

@@ -1,7 +1,5 @@
 package org.archpool.orchestrator.metrics;
 
-import org.archpool.orchestrator.report.PrometheusFile;
-
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -13,6 +11,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.archpool.orchestrator.arch.ProbeReport;
 import org.archpool.orchestrator.arch.Resolution;
 import org.archpool.orchestrator.pool.WorkerEvent;
+import org.archpool.orchestrator.pool.WorkerFailure;
+import org.archpool.orchestrator.report.PrometheusFile;
 import org.archpool.orchestrator.schedule.JobOutcome;
 import org.archpool.protocol.Outcome;
 import org.archpool.protocol.Phase;
@@ -59,11 +59,11 @@ class BuildMetricsTest {
 
     @Test
     void workerStartsAndDeathsByCause() {
-        metrics.accept(new WorkerEvent("w1", "started", 10L, 0, 300L, null, null));
-        metrics.accept(new WorkerEvent("w2", "started", 11L, 0, 500L, null, null));
-        metrics.accept(new WorkerEvent("w1", "died", 10L, 5, "hang", "hung: no heartbeat"));
-        metrics.accept(new WorkerEvent("w3", "failed_to_start", null, 5, "start", "cannot start"));
-        metrics.accept(new WorkerEvent("w2", "recycled", 11L, 9, null, "ran 5 jobs"));
+        metrics.accept(WorkerEvent.started("w1", 10L, 0, 300L, null));
+        metrics.accept(WorkerEvent.started("w2", 11L, 0, 500L, null));
+        metrics.accept(WorkerEvent.died("w1", 10L, 5, WorkerFailure.HANG, "hung: no heartbeat"));
+        metrics.accept(WorkerEvent.failedToStart("w3", 5, WorkerFailure.START, "cannot start"));
+        metrics.accept(WorkerEvent.recycled("w2", 11L, 9, "ran 5 jobs"));
         String text = registry.scrape();
         assertThat(text).contains("archpool_worker_starts_total 2")
                 .contains("archpool_worker_start_seconds_count 2")

@@ -51,8 +51,8 @@ class WorkerPoolTest {
         }
 
         @Override
-        public boolean isAlive() {
-            return true;
+        public WorkerState state() {
+            return WorkerState.IDLE;
         }
 
         @Override

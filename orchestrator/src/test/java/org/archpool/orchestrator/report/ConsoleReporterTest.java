@@ -8,6 +8,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import org.archpool.orchestrator.pool.WorkerEvent;
+import org.archpool.orchestrator.pool.WorkerFailure;
 import org.archpool.orchestrator.report.ConsoleStyle.Verbosity;
 import org.archpool.orchestrator.schedule.JobOutcome;
 import org.archpool.protocol.Artifact;
@@ -95,10 +96,10 @@ class ConsoleReporterTest {
     @Test
     void verboseNamesAttemptsPhasesAndWorkers() {
         ConsoleReporter console = new ConsoleReporter(out, 1, ConsoleStyle.of(false, Map.of(), Verbosity.VERBOSE), 0);
-        console.accept(new WorkerEvent("w1", "started", 42L, 0, null, null));
+        console.accept(WorkerEvent.started("w1", 42L, 0, 0, null));
         console.started("a", "w1", 2);
         console.phase("a", Phase.BUILD);
-        console.accept(new WorkerEvent("w1", "died", 42L, 9, "hang", "hung: no heartbeat for 10000 ms"));
+        console.accept(WorkerEvent.died("w1", 42L, 9, WorkerFailure.HANG, "hung: no heartbeat for 10000 ms"));
         assertThat(printed()).contains("    worker w1 started (pid 42)\n")
                 .contains("[0/1] start a on w1 (attempt 2)\n")
                 .contains("    a: build\n")

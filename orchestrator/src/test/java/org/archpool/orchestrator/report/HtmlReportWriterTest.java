@@ -21,6 +21,7 @@ import org.archpool.orchestrator.arch.ProbeReport;
 import org.archpool.orchestrator.arch.Resolution;
 import org.archpool.orchestrator.arch.ToolchainCheck;
 import org.archpool.orchestrator.pool.WorkerEvent;
+import org.archpool.orchestrator.pool.WorkerFailure;
 import org.archpool.orchestrator.schedule.JobOutcome;
 import org.archpool.protocol.Artifact;
 import org.archpool.protocol.Outcome;
@@ -186,12 +187,12 @@ class HtmlReportWriterTest {
         ToolchainCheck.Result check = new ToolchainCheck.Result(List.of(new ProbeReport("nvcc",
                 List.of("nvcc", "--list-gpu-code"), "ok", 0, 120, 0, null)), List.of(), "nvcc");
         BuildReport.Pool pool = new BuildReport.Pool("process", "local", 4, 8, 1, true, "/tmp/archpool-logs", List.of(
-                new WorkerEvent("w1", "started", 101L, 0, null, null),
-                new WorkerEvent("w2", "started", 102L, 0, null, null),
-                new WorkerEvent("w3", "started", 103L, 0, null, null),
-                new WorkerEvent("w2", "died", 102L, 5300, "exit", "exit code 137 (killed)"),
-                new WorkerEvent("w4", "started", 104L, 5350, null, null),
-                new WorkerEvent("w4", "recycled", 104L, 6310, "protocol", "spoke garbage: unexpected token")));
+                WorkerEvent.started("w1", 101L, 0, 0, null),
+                WorkerEvent.started("w2", 102L, 0, 0, null),
+                WorkerEvent.started("w3", 103L, 0, 0, null),
+                WorkerEvent.died("w2", 102L, 5300, WorkerFailure.EXIT, "exit code 137 (killed)"),
+                WorkerEvent.started("w4", 104L, 5350, 0, null),
+                WorkerEvent.recycled("w4", 104L, 6310, "spoke garbage: unexpected token")));
         return new BuildReport(BuildReport.SCHEMA_VERSION, "0.1.0-test", "/home/user/project/archpool.json",
                 "2025-01-02T03:04:05.678Z", 14100, 1, resolution, check, pool, counts, jobs);
     }

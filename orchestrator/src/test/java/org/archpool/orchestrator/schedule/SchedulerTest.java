@@ -14,8 +14,10 @@ import java.util.function.Consumer;
 import org.archpool.orchestrator.pool.ThreadWorkerLauncher;
 import org.archpool.orchestrator.pool.Worker;
 import org.archpool.orchestrator.pool.WorkerFailedException;
+import org.archpool.orchestrator.pool.WorkerFailure;
 import org.archpool.orchestrator.pool.WorkerLauncher;
 import org.archpool.orchestrator.pool.WorkerPool;
+import org.archpool.orchestrator.pool.WorkerState;
 import org.archpool.protocol.BuildRequest;
 import org.archpool.protocol.BuildResult;
 import org.archpool.protocol.CmakeJob;
@@ -110,14 +112,14 @@ class SchedulerTest {
 
                 public CompletableFuture<BuildResult> execute(BuildRequest r, Consumer<Phase> p) {
                     dead = true;
-                    return CompletableFuture.failedFuture(new WorkerFailedException(org.archpool.orchestrator.pool.WorkerFailure.EXIT, "worker " + id + " exited with status 137"));
+                    return CompletableFuture.failedFuture(new WorkerFailedException(WorkerFailure.EXIT, "worker " + id + " exited with status 137"));
                 }
 
                 public void cancel(String requestId) {
                 }
 
-                public boolean isAlive() {
-                    return !dead;
+                public WorkerState state() {
+                    return dead ? new WorkerState.Dead(WorkerFailure.EXIT, "exited with status 137") : WorkerState.IDLE;
                 }
 
                 public void close() {
@@ -179,8 +181,8 @@ class SchedulerTest {
                     worker.cancel(requestId);
                 }
 
-                public boolean isAlive() {
-                    return worker.isAlive();
+                public WorkerState state() {
+                    return worker.state();
                 }
 
                 public void close() {
