@@ -433,7 +433,7 @@ public record OffloadBundle(Compression compression, List<OffloadBundleEntry> en
         for (Raw raw : entries) {
             long offset = raw.offset();
             long size = raw.size();
-            if (offset < 0 || size < 0 || offset > length || size > length - offset) {
+            if (!Bytes.inBounds(offset, size, length)) {
                 throw new OffloadBundleFormatException(where + ": " + describe(raw) + " at offset "
                         + hex(offset) + " of " + Long.toUnsignedString(size)
                         + " bytes extends past the end of the bundle (" + length + " bytes)");
