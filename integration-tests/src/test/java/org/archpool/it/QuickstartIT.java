@@ -9,7 +9,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.Stream;
-import org.archpool.worker.inspect.CudaArchReader;
+import org.archpool.worker.inspect.GpuCodeInspector;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -67,9 +67,9 @@ class QuickstartIT {
             libraries = files.filter(f -> f.getFileName().toString().matches("lib.*_kernels\\.so")).toList();
         }
         assertThat(libraries).hasSize(6);
-        CudaArchReader reader = new CudaArchReader();
+        GpuCodeInspector inspector = new GpuCodeInspector();
         for (Path library : libraries) {
-            Set<String> archs = reader.archNames(library);
+            List<String> archs = inspector.inspect(library).archs();
             assertThat(archs).as(library.toString()).contains("sm_90").doesNotContain("sm_75", "compute_75");
         }
     }

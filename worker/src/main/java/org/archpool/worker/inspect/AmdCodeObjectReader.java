@@ -298,12 +298,12 @@ public final class AmdCodeObjectReader {
             long descSize = Integer.toUnsignedLong(notes.getInt((int) pos + 4));
             long type = Integer.toUnsignedLong(notes.getInt((int) pos + 8));
             long nameStart = pos + NOTE_HEADER_SIZE;
-            if (nameSize > limit - nameStart) {
+            if (!Bytes.inBounds(nameStart, nameSize, limit)) {
                 throw new AmdCodeObjectFormatException("note at offset " + pos + " of " + where + " has a name of "
                         + nameSize + " bytes, past the end of the section (" + limit + " bytes)");
             }
             long descStart = align(nameStart + nameSize);
-            if (descStart > limit || descSize > limit - descStart) {
+            if (!Bytes.inBounds(descStart, descSize, limit)) {
                 throw new AmdCodeObjectFormatException("note at offset " + pos + " of " + where
                         + " has a descriptor of " + descSize + " bytes, past the end of the section (" + limit
                         + " bytes)");
@@ -324,9 +324,7 @@ public final class AmdCodeObjectReader {
         if (length > 0 && notes.get(start + length - 1) == 0) {
             length--;
         }
-        byte[] bytes = new byte[length];
-        notes.get(start, bytes);
-        return new String(bytes, StandardCharsets.ISO_8859_1);
+        return Bytes.string(notes, start, length, StandardCharsets.ISO_8859_1);
     }
 
     private static long align(long offset) {

@@ -1,7 +1,8 @@
 package org.archpool.worker.inspect;
 
+import static org.archpool.worker.inspect.Bytes.startsWith;
+
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -76,13 +77,13 @@ public final class ArArchive {
          */
         public Member {
             Objects.requireNonNull(name, "name");
-            data = data.slice().asReadOnlyBuffer().order(ByteOrder.LITTLE_ENDIAN);
+            data = Bytes.view(data);
         }
 
         /** @return the member's bytes as a fresh read-only little-endian view positioned at 0 */
         @Override
         public ByteBuffer data() {
-            return data.duplicate().order(ByteOrder.LITTLE_ENDIAN);
+            return Bytes.view(data);
         }
     }
 
@@ -104,7 +105,7 @@ public final class ArArchive {
      * @throws ArArchiveFormatException if the data is not a regular {@code ar} archive or is malformed
      */
     public static List<Member> read(ByteBuffer data) throws ArArchiveFormatException {
-        ByteBuffer d = data.slice().asReadOnlyBuffer().order(ByteOrder.LITTLE_ENDIAN);
+        ByteBuffer d = Bytes.view(data);
         if (startsWith(d, 0, THIN_MAGIC_BYTES)) {
             throw new ArArchiveFormatException("thin archive (" + THIN_MAGIC.trim() + "): its members are not"
                     + " stored inside it but in the files it names, so it cannot be read on its own");
@@ -124,10 +125,10 @@ public final class ArArchive {
             if (d.get(pos + TERMINATOR_OFFSET) != '`' || d.get(pos + TERMINATOR_OFFSET + 1) != '\n') {
                 throw new ArArchiveFormatException("member header at offset " + pos + " does not end with \"`\\n\"");
             }
-            String rawName = ascii(d, pos, NAME_SIZE);
+            String rawName = Bytes.string(d, pos, NAME_SIZE, StandardCharsets.ISO_8859_1);
             long size = parseSize(d, pos);
             int dataStart = pos + HEADER_SIZE;
-            if (size > end - dataStart) {
+            if (!Bytes.inBounds(dataStart, size, end)) {
                 throw new ArArchiveFormatException("member '" + printable(rawName.trim()) + "' at offset " + pos
                         + " claims " + size + " bytes, but only " + (end - dataStart) + " are left");
             }
@@ -143,7 +144,7 @@ public final class ArArchive {
                         throw new ArArchiveFormatException("member at offset " + pos + " has a BSD name of "
                                 + nameLength + " bytes, longer than its " + size + " bytes of data");
                     }
-                    name = stripNuls(utf8(d, dataStart, nameLength));
+                    name = stripNuls(Bytes.string(d, dataStart, nameLength, StandardCharsets.UTF_8));
                     memberData = d.slice(dataStart + nameLength, (int) size - nameLength);
                 } else if (name.startsWith("/")) {
                     name = longName(longNames, name, pos);
@@ -188,7 +189,7 @@ public final class ArArchive {
         while (nameEnd < table.limit() && table.get(nameEnd) != '\n' && table.get(nameEnd) != 0) {
             nameEnd++;
         }
-        String longName = utf8(table, offset, nameEnd - offset);
+        String longName = Bytes.string(table, offset, nameEnd - offset, StandardCharsets.UTF_8);
         if (longName.endsWith("/")) {
             longName = longName.substring(0, longName.length() - 1);
         }
@@ -213,7 +214,8 @@ public final class ArArchive {
                 inPadding = true;
             } else {
                 throw new ArArchiveFormatException("member header at offset " + headerOffset
-                        + " has an invalid size field '" + printable(ascii(d, headerOffset + SIZE_OFFSET, SIZE_SIZE))
+                        + " has an invalid size field '"
+                        + printable(Bytes.string(d, headerOffset + SIZE_OFFSET, SIZE_SIZE, StandardCharsets.ISO_8859_1))
                         + "'");
             }
         }
@@ -229,18 +231,6 @@ public final class ArArchive {
         return Integer.parseInt(digits);
     }
 
-    private static String ascii(ByteBuffer d, int offset, int length) {
-        byte[] bytes = new byte[length];
-        d.get(offset, bytes);
-        return new String(bytes, StandardCharsets.ISO_8859_1);
-    }
-
-    private static String utf8(ByteBuffer d, int offset, int length) {
-        byte[] bytes = new byte[length];
-        d.get(offset, bytes);
-        return new String(bytes, StandardCharsets.UTF_8);
-    }
-
     private static String stripNuls(String s) {
         int end = s.length();
         while (end > 0 && s.charAt(end - 1) == 0) {
@@ -253,17 +243,5 @@ public final class ArArchive {
         StringBuilder out = new StringBuilder(s.length());
         s.chars().forEach(c -> out.append(c < ' ' || c > '~' ? '?' : (char) c));
         return out.toString();
-    }
-
-    private static boolean startsWith(ByteBuffer d, int at, byte[] magic) {
-        if (d.limit() - at < magic.length) {
-            return false;
-        }
-        for (int i = 0; i < magic.length; i++) {
-            if (d.get(at + i) != magic[i]) {
-                return false;
-            }
-        }
-        return true;
     }
 }

@@ -1,7 +1,9 @@
 package org.archpool.worker.inspect;
 
+import static org.archpool.worker.inspect.Bytes.hex;
+import static org.archpool.worker.inspect.Bytes.inBounds;
+
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -113,7 +115,7 @@ public final class CudaFatbin {
      *                               of the section
      */
     public static CudaFatbin parse(ByteBuffer section) throws FatbinFormatException {
-        ByteBuffer data = section.slice().order(ByteOrder.LITTLE_ENDIAN);
+        ByteBuffer data = Bytes.view(section);
         int end = data.limit();
         List<FatbinEntry> entries = new ArrayList<>();
         int blobIndex = 0;
@@ -163,11 +165,7 @@ public final class CudaFatbin {
         while (end - pos >= ALIGNMENT && data.getLong(pos) == 0) {
             pos += ALIGNMENT;
         }
-        int tail = pos;
-        while (tail < end && data.get(tail) == 0) {
-            tail++;
-        }
-        return tail == end ? end : pos;
+        return Bytes.skipZeros(data, pos) == end ? end : pos;
     }
 
     /** Parses the blob at {@code start} into {@code out}; returns the offset just past it. */
@@ -195,7 +193,7 @@ public final class CudaFatbin {
                     + headerSize + ", outside " + BLOB_HEADER_SIZE + ".." + (end - start));
         }
         int entriesStart = start + headerSize;
-        if (payloadSize < 0 || payloadSize > end - entriesStart) {
+        if (!inBounds(entriesStart, payloadSize, end)) {
             throw new FatbinFormatException("fat binary at offset " + hex(start) + " claims "
                     + Long.toUnsignedString(payloadSize) + " bytes of entries but only " + (end - entriesStart)
                     + " bytes are left in the section");
@@ -223,7 +221,7 @@ public final class CudaFatbin {
             throw new FatbinFormatException("fat binary entry at offset " + hex(start) + " has header size "
                     + headerSize + ", outside " + MIN_ENTRY_HEADER_SIZE + ".." + left);
         }
-        if (payloadSize < 0 || payloadSize > left - headerSize) {
+        if (!inBounds(headerSize, payloadSize, left)) {
             throw new FatbinFormatException("fat binary entry at offset " + hex(start) + " has a payload of "
                     + Long.toUnsignedString(payloadSize) + " bytes, which extends past the end of its blob at offset "
                     + hex(blobEnd));
@@ -259,13 +257,5 @@ public final class CudaFatbin {
                     + " has both the 'a' and the 'f' variant flag set (flags " + hex(flags) + ")");
         }
         return a ? FatbinEntry.Variant.A : f ? FatbinEntry.Variant.F : FatbinEntry.Variant.NONE;
-    }
-
-    private static String hex(long value) {
-        return "0x" + Long.toHexString(value);
-    }
-
-    private static String hex(int value) {
-        return "0x" + Integer.toHexString(value);
     }
 }

@@ -47,6 +47,9 @@ public final class ElfFile implements Closeable {
     /** {@code e_machine} of NVIDIA CUDA device code (cubins). */
     public static final int EM_CUDA = 190;
 
+    /** The magic number that starts every ELF file, {@code "\x7fELF"} read little-endian. */
+    static final int MAGIC = 0x464c457f;
+
     static final int EHDR_SIZE = 64;
     private static final int SHDR_SIZE = 64;
     private static final int SHN_UNDEF = 0;
@@ -120,7 +123,7 @@ public final class ElfFile implements Closeable {
      */
     public static ElfFile of(ByteBuffer image) throws ElfFormatException {
         try {
-            return new ElfFile("in-memory ELF image", null, image.slice().order(ByteOrder.LITTLE_ENDIAN));
+            return new ElfFile("in-memory ELF image", null, Bytes.view(image));
         } catch (ElfFormatException e) {
             throw e;
         } catch (IOException e) {
@@ -212,7 +215,7 @@ public final class ElfFile implements Closeable {
             return ByteBuffer.allocate(0).order(ByteOrder.LITTLE_ENDIAN).asReadOnlyBuffer();
         }
         checkRange("section " + describe(section), section.offset(), section.size());
-        if (section.size() > Integer.MAX_VALUE - 8) {
+        if (section.size() > Bytes.MAX_ARRAY) {
             throw new ElfFormatException("section " + describe(section) + " is " + section.size()
                     + " bytes; sections over 2 GiB are not supported");
         }
@@ -246,7 +249,7 @@ public final class ElfFile implements Closeable {
             throw new ElfFormatException("not an ELF file: " + name + " is only " + fileSize + " bytes long");
         }
         ByteBuffer ident = readFully(0, 16);
-        if (ident.getInt(0) != 0x464c457f) { // "\x7fELF" read little-endian
+        if (ident.getInt(0) != MAGIC) {
             throw new ElfFormatException("not an ELF file: " + name + " does not start with the ELF magic number");
         }
         int elfClass = ident.get(4);
@@ -296,7 +299,7 @@ public final class ElfFile implements Closeable {
         }
         int n = (int) count; // fits: count * 64 <= fileSize, and a FileChannel can't read a >2 GiB table anyway
         long tableSize = count * shentsize;
-        if (tableSize > Integer.MAX_VALUE - 8) {
+        if (tableSize > Bytes.MAX_ARRAY) {
             throw new ElfFormatException("section header table of " + n + " entries is too large: " + name);
         }
         ByteBuffer table = readFully(shoff, (int) tableSize);
@@ -349,13 +352,11 @@ public final class ElfFile implements Closeable {
         if (end == limit) {
             throw new ElfFormatException("name of section " + sectionIndex + " is not NUL-terminated in " + name);
         }
-        byte[] bytes = new byte[end - nameOffset];
-        names.get(nameOffset, bytes);
-        return new String(bytes, StandardCharsets.UTF_8);
+        return Bytes.string(names, nameOffset, end - nameOffset, StandardCharsets.UTF_8);
     }
 
     private void checkRange(String what, long offset, long length) throws ElfFormatException {
-        if (offset < 0 || length < 0 || offset > fileSize || length > fileSize - offset) {
+        if (!Bytes.inBounds(offset, length, fileSize)) {
             throw new ElfFormatException(what + " (offset " + Long.toUnsignedString(offset) + ", "
                     + Long.toUnsignedString(length) + " bytes) extends past the end of " + name + " (" + fileSize
                     + " bytes)");

@@ -51,7 +51,6 @@ public final class GpuCodeInspector {
     /** The section of host ELF files that holds the clang offload bundle of HIP device code. */
     public static final String HIP_SECTION = ".hip_fatbin";
 
-    private static final int ELF_MAGIC = 0x464c457f;
     private static final int BITCODE_MAGIC = 0xdec04342; // "BC\xC0\xDE" read little-endian
     private static final int PROBE_BYTES = 32;
     private static final long DEFAULT_MAX_CODE_BYTES = 256L << 20;
@@ -91,13 +90,13 @@ public final class GpuCodeInspector {
     }
 
     private static Container container(ByteBuffer head) {
-        if (head.remaining() >= 4 && head.getInt(head.position()) == ELF_MAGIC) {
+        if (Bytes.startsWithInt(head, ElfFile.MAGIC)) {
             return Container.ELF;
         }
         if (OffloadBundle.hasMagic(head)) {
             return Container.OFFLOAD_BUNDLE;
         }
-        if (head.remaining() >= 4 && head.getInt(head.position()) == CudaFatbin.MAGIC) {
+        if (Bytes.startsWithInt(head, CudaFatbin.MAGIC)) {
             return Container.CUDA_FATBIN;
         }
         if (ArArchive.hasMagic(head)) {
@@ -206,7 +205,7 @@ public final class GpuCodeInspector {
                 problems.add(where + ": the code object for " + targetId + " is " + mib(entry.size())
                         + " uncompressed, more than the " + mib(maxCodeBytes)
                         + " read into memory, so its kernels were not read");
-            } else if (code.remaining() >= 4 && code.getInt(code.position()) == ELF_MAGIC) {
+            } else if (Bytes.startsWithInt(code, ElfFile.MAGIC)) {
                 try {
                     object = amd.read(code);
                     if (!agrees(targetId, object.targetId())) {
@@ -217,7 +216,7 @@ public final class GpuCodeInspector {
                 } catch (IOException e) {
                     problems.add(where + ": code object " + entry.id() + ": " + e.getMessage());
                 }
-            } else if (!(code.remaining() >= 4 && code.getInt(code.position()) == BITCODE_MAGIC)) {
+            } else if (!Bytes.startsWithInt(code, BITCODE_MAGIC)) {
                 problems.add(where + ": bundle entry " + entry.id() + " is neither an AMD code object nor LLVM"
                         + " bitcode");
             }
@@ -263,7 +262,7 @@ public final class GpuCodeInspector {
     private static ByteBuffer map(Path file) throws IOException {
         try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
             long size = channel.size();
-            if (size > Integer.MAX_VALUE - 8) {
+            if (size > Bytes.MAX_ARRAY) {
                 throw new MalformedBinaryException(file + " is " + mib(size) + "; files over 2 GiB are not read");
             }
             return channel.map(FileChannel.MapMode.READ_ONLY, 0, size).order(ByteOrder.LITTLE_ENDIAN);

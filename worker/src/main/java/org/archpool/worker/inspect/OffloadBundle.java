@@ -1,23 +1,20 @@
 package org.archpool.worker.inspect;
 
+import static org.archpool.worker.inspect.Bytes.MAX_ARRAY;
+import static org.archpool.worker.inspect.Bytes.hex;
+import static org.archpool.worker.inspect.Bytes.startsWith;
+
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.zip.DataFormatException;
-import java.util.zip.Inflater;
-
-import io.airlift.compress.zstd.ZstdDecompressor;
-import io.airlift.compress.zstd.ZstdInputStream;
 
 /**
  * A clang offload bundle: the container in which hipcc and clang store the device code of a HIP program, one entry
@@ -80,13 +77,11 @@ import io.airlift.compress.zstd.ZstdInputStream;
  *   <li>an uncompressed bundle's code is a view of the input; a compressed bundle is decompressed once, in offset
  *       order, and exactly its declared size is accepted: data that decompresses to more or less is rejected;</li>
  *   <li>at most {@value #MAX_ENTRIES} entries and ids of at most {@value #MAX_ID_LENGTH} bytes;</li>
- *   <li>zlib is streamed through {@link Inflater}. zstd is decoded by aircompressor, in pure Java. A zstd frame
- *       with a single segment (what LLVM writes for bundles up to 128 MiB) has no window, so any decoder must keep
- *       its whole content: such frames are decoded in one pass into an array of exactly the declared size, at most
- *       {@value #MAX_SINGLE_SEGMENT_BYTES} bytes (or the {@code maxDecodedBytes} a caller passes) (aircompressor's streaming decoder would keep the same bytes and
- *       takes quadratic time above 8 MiB). Other frames are streamed, when their window is at most
- *       {@value #MAX_ZSTD_WINDOW_BYTES} bytes, the most aircompressor supports. LLVM compresses bundles over
- *       128 MiB with a 128 MiB window: those are rejected as unsupported.</li>
+ *   <li>zlib is streamed ({@link ZlibDecoder}); zstd is decoded by {@link BoundedZstd}, in pure Java. A zstd frame
+ *       with a single segment (what LLVM writes for bundles up to 128 MiB) has no window, so it is decoded whole, at
+ *       most {@value #MAX_SINGLE_SEGMENT_BYTES} bytes (or the {@code maxDecodedBytes} a caller passes). LLVM
+ *       compresses bundles over 128 MiB with a 128 MiB window, more than {@link BoundedZstd} supports: those are
+ *       rejected as unsupported.</li>
  * </ul>
  *
  * @param compression how the bundle was stored
@@ -106,22 +101,13 @@ public record OffloadBundle(Compression compression, List<OffloadBundleEntry> en
     static final int MAX_ID_LENGTH = 4096;
     /** The largest single-segment zstd frame accepted: LLVM's largest (128 MiB). */
     static final long MAX_SINGLE_SEGMENT_BYTES = 128L << 20;
-    /** The largest zstd window aircompressor supports. */
-    static final long MAX_ZSTD_WINDOW_BYTES = 8L << 20;
 
     private static final byte[] MAGIC_BYTES = MAGIC.getBytes(StandardCharsets.US_ASCII);
     private static final byte[] COMPRESSED_MAGIC_BYTES = COMPRESSED_MAGIC.getBytes(StandardCharsets.US_ASCII);
-    /** Magic and entry count. */
-    private static final int HEADER_SIZE = 32;
+    /** The size of an uncompressed bundle's header: magic and entry count. */
+    static final int HEADER_SIZE = 32;
     /** Offset, size and id length of one entry. */
     private static final int ENTRY_HEADER_SIZE = 24;
-    private static final int METHOD_ZLIB = 0;
-    private static final int METHOD_ZSTD = 1;
-    private static final int ZSTD_MAGIC = 0xFD2FB528;
-    /** Buffers for kept code start at most this large and double as data arrives. */
-    private static final int INITIAL_CODE_BUFFER = 1 << 20;
-    /** The largest byte array Java can allocate, with some margin. */
-    private static final long MAX_ARRAY = Integer.MAX_VALUE - 8;
 
     /**
      * Checks that neither component is null and keeps an unmodifiable copy of the entries.
@@ -174,9 +160,9 @@ public record OffloadBundle(Compression compression, List<OffloadBundleEntry> en
      */
     public static OffloadBundle read(ByteBuffer data, long maxCodeBytes) throws IOException {
         checkLimit(maxCodeBytes);
-        ByteBuffer d = view(data);
+        ByteBuffer d = Bytes.view(data);
         Parsed parsed = readAt(d, 0, maxCodeBytes, MAX_SINGLE_SEGMENT_BYTES);
-        int next = skipZeros(d, parsed.end());
+        int next = Bytes.skipZeros(d, parsed.end());
         if (next < d.limit()) {
             String why = startsWith(d, next, MAGIC_BYTES) || startsWith(d, next, COMPRESSED_MAGIC_BYTES)
                     ? ": another bundle starts there (a section linked from several translation units holds one"
@@ -224,13 +210,13 @@ public record OffloadBundle(Compression compression, List<OffloadBundleEntry> en
             throws IOException {
         checkLimit(maxCodeBytes);
         checkLimit(maxDecodedBytes);
-        ByteBuffer d = view(section);
+        ByteBuffer d = Bytes.view(section);
         List<OffloadBundle> bundles = new ArrayList<>();
         int pos = 0;
         while (pos < d.limit()) {
             Parsed parsed = readAt(d, pos, maxCodeBytes, maxDecodedBytes);
             bundles.add(parsed.bundle());
-            pos = skipZeros(d, parsed.end());
+            pos = Bytes.skipZeros(d, parsed.end());
         }
         return List.copyOf(bundles);
     }
@@ -332,73 +318,28 @@ public record OffloadBundle(Compression compression, List<OffloadBundleEntry> en
     private static Parsed readCompressed(ByteBuffer d, int start, long maxCodeBytes, long maxDecodedBytes)
             throws IOException {
         String where = "compressed offload bundle at offset " + hex(start);
-        long avail = d.limit() - start;
-        if (avail < 8) {
-            throw new OffloadBundleFormatException(where + " is truncated: " + avail + " bytes, 8 needed for its"
-                    + " version and method");
-        }
-        int version = Short.toUnsignedInt(d.getShort(start + 4));
-        int method = Short.toUnsignedInt(d.getShort(start + 6));
-        int headerSize = switch (version) {
-            case 1 -> 20;
-            case 2 -> 24;
-            case 3 -> 32;
-            default -> throw new OffloadBundleFormatException(where + " has unsupported version " + version
-                    + " (1, 2 and 3 are known)");
-        };
-        if (avail < headerSize) {
-            throw new OffloadBundleFormatException(where + " is truncated: " + avail + " bytes, its version "
-                    + version + " header needs " + headerSize);
-        }
-        long total;
-        long uncompressed;
-        long hash;
-        switch (version) {
-            case 1 -> {
-                total = avail;
-                uncompressed = Integer.toUnsignedLong(d.getInt(start + 8));
-                hash = d.getLong(start + 12);
-            }
-            case 2 -> {
-                total = Integer.toUnsignedLong(d.getInt(start + 8));
-                uncompressed = Integer.toUnsignedLong(d.getInt(start + 12));
-                hash = d.getLong(start + 16);
-            }
-            default -> {
-                total = d.getLong(start + 8);
-                uncompressed = d.getLong(start + 16);
-                hash = d.getLong(start + 24);
-            }
-        }
-        if (total < headerSize || total > avail) {
-            throw new OffloadBundleFormatException(where + " declares a total size of "
-                    + Long.toUnsignedString(total) + " bytes, outside " + headerSize + ".." + avail
-                    + " (its header's size .. the bytes left)");
-        }
-        if (uncompressed < HEADER_SIZE) {
-            throw new OffloadBundleFormatException(where + " declares an uncompressed size of "
-                    + Long.toUnsignedString(uncompressed) + " bytes, which cannot hold a bundle header ("
-                    + HEADER_SIZE + " bytes)");
-        }
-        Compression compression = switch (method) {
-            case METHOD_ZLIB -> Compression.ZLIB;
-            case METHOD_ZSTD -> Compression.ZSTD;
-            default -> throw new OffloadBundleFormatException(where + " uses unknown compression method " + method
-                    + " (0 = zlib, 1 = zstd)");
-        };
-        ByteBuffer compressed = d.slice(start + headerSize, (int) total - headerSize);
+        CompressedBundleHeader header = CompressedBundleHeader.parse(d, start, where);
+        ByteBuffer compressed = d.slice(start + header.headerSize(), (int) header.totalSize() - header.headerSize());
+        long size = header.uncompressedSize();
+        MessageDigest md5 = CompressedBundleHeader.newDigest();
         List<OffloadBundleEntry> entries;
-        try (Decoder decoder = compression == Compression.ZLIB
-                ? new ZlibDecoder(compressed, uncompressed, where)
-                : zstdDecoder(compressed, uncompressed, maxDecodedBytes, where)) {
+        try (BoundedDecoder decoder = header.compression() == Compression.ZLIB
+                ? new ZlibDecoder(compressed, size, md5, where)
+                : BoundedZstd.decoder(compressed, size, Math.min(MAX_SINGLE_SEGMENT_BYTES, maxDecodedBytes), md5,
+                        where)) {
             entries = readDecompressed(decoder, maxCodeBytes, where);
-            decoder.finish(hash);
+            decoder.finish();
+        } catch (OffloadBundleFormatException e) {
+            throw e; // the decompressed bundle's table
+        } catch (MalformedBinaryException e) { // the decompression's: corrupt data, or not of the declared size
+            throw new OffloadBundleFormatException(e.getMessage(), e);
         }
-        return new Parsed(new OffloadBundle(compression, entries), start + (int) total);
+        header.checkHash(md5, where);
+        return new Parsed(new OffloadBundle(header.compression(), entries), start + (int) header.totalSize());
     }
 
     /** Reads the table, then the entries' code in offset order, then the rest up to the declared size. */
-    private static List<OffloadBundleEntry> readDecompressed(Decoder decoder, long maxCodeBytes, String where)
+    private static List<OffloadBundleEntry> readDecompressed(BoundedDecoder decoder, long maxCodeBytes, String where)
             throws IOException {
         String inside = where + " (decompressed)";
         Table table = readTable(decoder::readFully, decoder.size, inside);
@@ -492,7 +433,7 @@ public record OffloadBundle(Compression compression, List<OffloadBundleEntry> en
         for (Raw raw : entries) {
             long offset = raw.offset();
             long size = raw.size();
-            if (offset < 0 || size < 0 || offset > length || size > length - offset) {
+            if (!Bytes.inBounds(offset, size, length)) {
                 throw new OffloadBundleFormatException(where + ": " + describe(raw) + " at offset "
                         + hex(offset) + " of " + Long.toUnsignedString(size)
                         + " bytes extends past the end of the bundle (" + length + " bytes)");
@@ -526,415 +467,9 @@ public record OffloadBundle(Compression compression, List<OffloadBundleEntry> en
         return new OffloadBundleEntry(e.id(), e.kind(), e.triple(), e.targetId(), raw.size(), code);
     }
 
-    // ---------------------------------------------------------------------------------------------------------
-    // Decompression
-
-    /**
-     * Chooses how to decode zstd data after reading its first frame header: in one pass into an array for a
-     * single-segment frame, as a stream otherwise.
-     */
-    private static Decoder zstdDecoder(ByteBuffer compressed, long size, long maxDecodedBytes, String where)
-            throws IOException {
-        ZstdFrame frame = ZstdFrame.parse(compressed, where);
-        if (frame.length() != compressed.remaining()) {
-            throw new OffloadBundleFormatException(where + ": " + (compressed.remaining() - frame.length())
-                    + " bytes follow the zstd frame inside the bundle (LLVM writes a single frame)");
-        }
-        if (frame.contentSize() >= 0 && frame.contentSize() != size) {
-            throw new OffloadBundleFormatException(where + ": its zstd frame declares "
-                    + Long.toUnsignedString(frame.contentSize()) + " bytes of content, its header " + size);
-        }
-        if (frame.singleSegment()) {
-            long most = Math.min(MAX_SINGLE_SEGMENT_BYTES, maxDecodedBytes);
-            if (size > most) {
-                throw new OffloadBundleFormatException(where + " was not read: its zstd frame has a single "
-                        + "segment of " + size + " bytes, which would all have to be held in memory, and at most "
-                        + most + " are");
-            }
-            return new ArrayDecoder(decodeWhole(compressed, (int) size, where), where);
-        }
-        if (frame.windowSize() > MAX_ZSTD_WINDOW_BYTES) {
-            throw new OffloadBundleFormatException(where + " is not supported: its zstd frame uses a window of "
-                    + (frame.windowSize() >> 20) + " MiB, and the pure-Java zstd decoder supports at most "
-                    + (MAX_ZSTD_WINDOW_BYTES >> 20) + " MiB (LLVM uses a 128 MiB window for bundles over 128 MiB)");
-        }
-        return new ZstdStreamDecoder(compressed, size, where);
-    }
-
-    /** Decodes all of {@code compressed}, which must produce exactly {@code size} bytes. */
-    private static byte[] decodeWhole(ByteBuffer compressed, int size, String where)
-            throws OffloadBundleFormatException {
-        byte[] input = new byte[compressed.remaining()];
-        compressed.duplicate().get(input);
-        byte[] output = new byte[size + 1]; // one more, to tell "more than declared" from other errors
-        int produced;
-        try {
-            produced = new ZstdDecompressor().decompress(input, 0, input.length, output, 0, output.length);
-        } catch (RuntimeException e) { // aircompressor reports malformed input with unchecked exceptions
-            throw new OffloadBundleFormatException(where + ": corrupt zstd data: " + e.getMessage(), e);
-        }
-        if (produced != size) {
-            throw new OffloadBundleFormatException(where + " decompresses to " + (produced > size ? "more than " : "")
-                    + Math.min(produced, size) + " bytes, but its header declares " + size);
-        }
-        return produced == output.length ? output : Arrays.copyOf(output, size);
-    }
-
-    /**
-     * The zstd frame that compressed data must consist of, as far as this reader needs it: its header fields, and
-     * its length in bytes, found by walking its block headers.
-     */
-    private record ZstdFrame(boolean singleSegment, long windowSize, long contentSize, long length) {
-
-        static ZstdFrame parse(ByteBuffer data, String where) throws OffloadBundleFormatException {
-            ByteBuffer d = data.duplicate().order(ByteOrder.LITTLE_ENDIAN);
-            int limit = d.limit();
-            if (limit < 5) {
-                throw new OffloadBundleFormatException(where + ": truncated zstd data: " + limit + " bytes");
-            }
-            int magic = d.getInt(0);
-            if (magic != ZSTD_MAGIC) {
-                throw new OffloadBundleFormatException(where + ": compressed data does not start with a zstd frame"
-                        + " (magic " + hex(Integer.toUnsignedLong(magic)) + ", expected " + hex(ZSTD_MAGIC) + ")");
-            }
-            int descriptor = d.get(4) & 0xff;
-            int contentSizeFlag = descriptor >>> 6;
-            boolean singleSegment = (descriptor & 0x20) != 0;
-            int dictionaryIdFlag = descriptor & 3;
-            int pos = 5;
-            long windowSize = -1;
-            if (!singleSegment) {
-                if (pos >= limit) {
-                    throw new OffloadBundleFormatException(where + ": truncated zstd frame header");
-                }
-                int windowDescriptor = d.get(pos++) & 0xff;
-                long base = 1L << (10 + (windowDescriptor >>> 3));
-                windowSize = base + (base >> 3) * (windowDescriptor & 7);
-            }
-            pos += dictionaryIdFlag == 3 ? 4 : dictionaryIdFlag;
-            int contentSizeBytes = switch (contentSizeFlag) {
-                case 0 -> singleSegment ? 1 : 0;
-                case 1 -> 2;
-                case 2 -> 4;
-                default -> 8;
-            };
-            if (limit - pos < contentSizeBytes) {
-                throw new OffloadBundleFormatException(where + ": truncated zstd frame header");
-            }
-            long contentSize = switch (contentSizeBytes) {
-                case 0 -> -1;
-                case 1 -> d.get(pos) & 0xff;
-                case 2 -> (d.getShort(pos) & 0xffff) + 256;
-                case 4 -> Integer.toUnsignedLong(d.getInt(pos));
-                default -> d.getLong(pos);
-            };
-            if (contentSizeBytes == 8 && contentSize < 0) {
-                throw new OffloadBundleFormatException(where + ": zstd frame declares a content size of "
-                        + Long.toUnsignedString(contentSize) + " bytes");
-            }
-            long end = blocksEnd(d, pos + contentSizeBytes, (descriptor & 4) != 0, where);
-            return new ZstdFrame(singleSegment, windowSize, contentSize, end);
-        }
-
-        /** Walks the block headers of a frame; returns the offset just past the frame, checksum included. */
-        private static long blocksEnd(ByteBuffer d, long start, boolean checksum, String where)
-                throws OffloadBundleFormatException {
-            long pos = start;
-            int limit = d.limit();
-            while (true) {
-                if (limit - pos < 3) {
-                    throw new OffloadBundleFormatException(where + ": truncated zstd frame: no block header at offset "
-                            + hex(pos) + " of the compressed data (" + limit + " bytes)");
-                }
-                long block = pos;
-                int header = (d.get((int) pos) & 0xff) | (d.get((int) pos + 1) & 0xff) << 8
-                        | (d.get((int) pos + 2) & 0xff) << 16;
-                pos += 3;
-                int type = (header >>> 1) & 3;
-                if (type == 3) {
-                    throw new OffloadBundleFormatException(where + ": zstd block at offset " + hex(block)
-                            + " of the compressed data has the reserved type 3");
-                }
-                pos += type == 1 ? 1 : header >>> 3; // RLE blocks store one byte; raw and compressed ones their size
-                if (pos > limit) {
-                    throw new OffloadBundleFormatException(where + ": truncated zstd frame: the block at offset "
-                            + hex(block) + " of the compressed data extends past its end (" + limit + " bytes)");
-                }
-                if ((header & 1) != 0) {
-                    break;
-                }
-            }
-            if (checksum) {
-                pos += 4;
-                if (pos > limit) {
-                    throw new OffloadBundleFormatException(where + ": truncated zstd frame: its checksum is missing");
-                }
-            }
-            return pos;
-        }
-    }
-
-    /**
-     * Produces the decompressed bytes of a compressed bundle in order, counts them, and hashes them. Never
-     * produces more than the declared size: callers only ask for bytes inside it, and {@link #finish(long)}
-     * checks that nothing follows.
-     */
-    private abstract static class Decoder implements AutoCloseable {
-
-        final long size;
-        final String where;
-        private final MessageDigest md5;
-        private long produced;
-        private byte[] scratch;
-
-        Decoder(long size, String where) {
-            this.size = size;
-            this.where = where;
-            try {
-                this.md5 = MessageDigest.getInstance("MD5");
-            } catch (NoSuchAlgorithmException e) {
-                throw new IllegalStateException("every Java platform has MD5", e);
-            }
-        }
-
-        /** @return how many bytes were decoded into {@code b}, at least 1, or -1 at the end of the data */
-        abstract int decode(byte[] b, int off, int len) throws IOException;
-
-        /** Checks, once all declared bytes were produced, that the compressed data ends there. */
-        abstract void checkEnd() throws IOException;
-
-        @Override
-        public void close() {
-        }
-
-        void readFully(byte[] b, int off, int len) throws IOException {
-            if (len > size - produced) {
-                throw new IllegalStateException("asked for bytes past the declared size"); // callers check first
-            }
-            int done = 0;
-            while (done < len) {
-                int n = decode(b, off + done, len - done);
-                if (n < 0) {
-                    throw new OffloadBundleFormatException(where + " decompresses to only " + (produced + done)
-                            + " bytes, but its header declares " + size);
-                }
-                done += n;
-            }
-            md5.update(b, off, len);
-            produced += len;
-        }
-
-        /** Decodes and discards bytes up to {@code offset}, which is at or after the bytes produced so far. */
-        void skipTo(long offset) throws IOException {
-            if (scratch == null) {
-                scratch = new byte[64 << 10];
-            }
-            while (produced < offset) {
-                readFully(scratch, 0, (int) Math.min(scratch.length, offset - produced));
-            }
-        }
-
-        /** @return the next {@code length} bytes, in an array that grows as they arrive */
-        byte[] readBytes(int length) throws IOException {
-            byte[] buffer = new byte[Math.min(length, INITIAL_CODE_BUFFER)];
-            int filled = 0;
-            while (true) {
-                readFully(buffer, filled, buffer.length - filled);
-                filled = buffer.length;
-                if (filled == length) {
-                    return buffer;
-                }
-                buffer = Arrays.copyOf(buffer, (int) Math.min(length, 2L * buffer.length));
-            }
-        }
-
-        /** Checks that the data ends after the declared size and that the hash matches. */
-        void finish(long expectedHash) throws IOException {
-            checkEnd();
-            long actual = ByteBuffer.wrap(md5.digest()).order(ByteOrder.LITTLE_ENDIAN).getLong(0);
-            if (actual != expectedHash) {
-                throw new OffloadBundleFormatException(where + ": the MD5 hash of the decompressed bundle, "
-                        + hex(actual) + ", does not match the one in its header, " + hex(expectedHash)
-                        + "; the data is corrupt");
-            }
-        }
-
-        OffloadBundleFormatException moreThanDeclared() {
-            return new OffloadBundleFormatException(where + " decompresses to more than the " + size
-                    + " bytes its header declares");
-        }
-    }
-
-    /** Serves bytes decoded in one pass. */
-    private static final class ArrayDecoder extends Decoder {
-        private final byte[] data;
-        private int pos;
-
-        ArrayDecoder(byte[] data, String where) {
-            super(data.length, where);
-            this.data = data;
-        }
-
-        @Override
-        int decode(byte[] b, int off, int len) {
-            if (pos == data.length) {
-                return -1;
-            }
-            int n = Math.min(len, data.length - pos);
-            System.arraycopy(data, pos, b, off, n);
-            pos += n;
-            return n;
-        }
-
-        @Override
-        void checkEnd() {
-            // decodeWhole already checked the size, and aircompressor that no input is left over
-        }
-    }
-
-    /** Streams zlib data through an {@link Inflater}. */
-    private static final class ZlibDecoder extends Decoder {
-        private final Inflater inflater = new Inflater();
-
-        ZlibDecoder(ByteBuffer compressed, long size, String where) {
-            super(size, where);
-            inflater.setInput(compressed.duplicate());
-        }
-
-        @Override
-        int decode(byte[] b, int off, int len) throws IOException {
-            for (int attempt = 0; attempt < 16; attempt++) {
-                int n;
-                try {
-                    n = inflater.inflate(b, off, len);
-                } catch (DataFormatException e) {
-                    throw new OffloadBundleFormatException(where + ": corrupt zlib data: " + e.getMessage(), e);
-                }
-                if (n > 0) {
-                    return n;
-                }
-                if (inflater.finished() || inflater.needsInput()) {
-                    return -1;
-                }
-                if (inflater.needsDictionary()) {
-                    throw new OffloadBundleFormatException(where + ": zlib data needs a preset dictionary");
-                }
-            }
-            throw new OffloadBundleFormatException(where + ": the zlib decoder makes no progress");
-        }
-
-        @Override
-        void checkEnd() throws IOException {
-            if (decode(new byte[1], 0, 1) > 0) {
-                throw moreThanDeclared();
-            }
-            if (!inflater.finished()) {
-                throw new OffloadBundleFormatException(where + ": the zlib stream is truncated: it does not end"
-                        + " after the declared " + size + " bytes");
-            }
-            if (inflater.getRemaining() > 0) {
-                throw new OffloadBundleFormatException(where + ": " + inflater.getRemaining()
-                        + " bytes follow the end of the zlib stream inside the bundle");
-            }
-        }
-
-        @Override
-        public void close() {
-            inflater.end();
-        }
-    }
-
-    /** Streams zstd data through aircompressor's {@link ZstdInputStream}. */
-    private static final class ZstdStreamDecoder extends Decoder {
-        private final ZstdInputStream stream;
-
-        ZstdStreamDecoder(ByteBuffer compressed, long size, String where) {
-            super(size, where);
-            this.stream = new ZstdInputStream(new BufferInputStream(compressed.duplicate()));
-        }
-
-        @Override
-        int decode(byte[] b, int off, int len) throws IOException {
-            int n;
-            try {
-                n = stream.read(b, off, len);
-            } catch (IOException | RuntimeException e) { // IOException: truncated; unchecked: malformed
-                throw new OffloadBundleFormatException(where + ": corrupt or truncated zstd data: "
-                        + e.getMessage(), e);
-            }
-            return n <= 0 ? -1 : n;
-        }
-
-        @Override
-        void checkEnd() throws IOException {
-            if (decode(new byte[1], 0, 1) > 0) {
-                throw moreThanDeclared();
-            }
-        }
-    }
-
-    /** An input stream over a buffer's remaining bytes. */
-    private static final class BufferInputStream extends InputStream {
-        private final ByteBuffer buffer;
-
-        BufferInputStream(ByteBuffer buffer) {
-            this.buffer = buffer;
-        }
-
-        @Override
-        public int read() {
-            return buffer.hasRemaining() ? buffer.get() & 0xff : -1;
-        }
-
-        @Override
-        public int read(byte[] b, int off, int len) {
-            if (len == 0) {
-                return 0;
-            }
-            if (!buffer.hasRemaining()) {
-                return -1;
-            }
-            int n = Math.min(len, buffer.remaining());
-            buffer.get(b, off, n);
-            return n;
-        }
-    }
-
-    // ---------------------------------------------------------------------------------------------------------
-
     private static void checkLimit(long maxCodeBytes) {
         if (maxCodeBytes < 0) {
             throw new IllegalArgumentException("maxCodeBytes must not be negative: " + maxCodeBytes);
         }
-    }
-
-    /** @return a read-only little-endian view of the buffer's remaining bytes, positioned at 0 */
-    private static ByteBuffer view(ByteBuffer data) {
-        return data.slice().asReadOnlyBuffer().order(ByteOrder.LITTLE_ENDIAN);
-    }
-
-    private static boolean startsWith(ByteBuffer d, int at, byte[] magic) {
-        if (at < 0 || d.limit() - at < magic.length) {
-            return false;
-        }
-        for (int i = 0; i < magic.length; i++) {
-            if (d.get(at + i) != magic[i]) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    /** @return the offset of the first non-zero byte at or after {@code from}, or the limit */
-    private static int skipZeros(ByteBuffer d, int from) {
-        int pos = from;
-        while (pos < d.limit() && d.get(pos) == 0) {
-            pos++;
-        }
-        return pos;
-    }
-
-    private static String hex(long value) {
-        return "0x" + Long.toHexString(value);
     }
 }

@@ -1,7 +1,6 @@
 package org.archpool.worker.inspect;
 
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.util.Objects;
 
 /**
@@ -82,7 +81,7 @@ public record OffloadBundleEntry(String id, String kind, String triple, String t
             if (code.remaining() != size) {
                 throw new IllegalArgumentException("code holds " + code.remaining() + " bytes, not " + size);
             }
-            code = code.slice().asReadOnlyBuffer().order(ByteOrder.LITTLE_ENDIAN);
+            code = Bytes.view(code);
         }
     }
 
@@ -92,7 +91,7 @@ public record OffloadBundleEntry(String id, String kind, String triple, String t
      */
     @Override
     public ByteBuffer code() {
-        return code == null ? null : code.duplicate().order(ByteOrder.LITTLE_ENDIAN);
+        return code == null ? null : Bytes.view(code);
     }
 
     /**

@@ -27,14 +27,14 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@link CudaArchReader} on binaries the real nvcc builds at test time. Skipped without nvcc, failed without it
- * when {@code CI=true} (see {@link RequiredTool}). No GPU is needed.
+ * {@link GpuCodeInspector} on the CUDA fat binaries of binaries the real nvcc builds at test time. Skipped without
+ * nvcc, failed without it when {@code CI=true} (see {@link RequiredTool}). No GPU is needed.
  *
  * <p>Assertions about what nvcc chooses to emit (how many blobs, which images an option expands to, what is
  * compressed) were measured with CUDA 13.0 and only run with a CUDA 13 nvcc; the architecture names asked for
  * explicitly are checked with any nvcc.
  */
-class CudaArchReaderNvccTest {
+class GpuCodeInspectorNvccTest {
 
     private static final String SM_90 = "-gencode=arch=compute_90,code=sm_90";
     private static final String XCOMPILER = "-Xcompiler";
@@ -52,7 +52,7 @@ class CudaArchReaderNvccTest {
     private static Nvcc nvcc;
     private static ParallelBuilds<Path> builds;
 
-    private final CudaArchReader reader = new CudaArchReader();
+    private final GpuCodeInspector inspector = new GpuCodeInspector();
 
     /**
      * Starts every nvcc build at once, a couple of seconds each, so the tests below mostly wait in parallel. Without
@@ -113,6 +113,29 @@ class CudaArchReaderNvccTest {
         }
     }
 
+    /**
+     * @return the CUDA images of a file, after checking that all of it was read and that every image came from
+     *         the {@value GpuCodeInspector#CUDA_SECTION} section, the one the CUDA runtime loads
+     */
+    private List<FatbinEntry> entries(Path file) throws IOException {
+        return entries(file, GpuCodeInspector.CUDA_SECTION);
+    }
+
+    /** @return the CUDA images of a file, after checking that all of it was read and that they came from one section */
+    private List<FatbinEntry> entries(Path file, String section) throws IOException {
+        GpuCode code = inspector.inspect(file);
+        assertThat(code.problems()).as(file.toString()).isEmpty();
+        assertThat(code.cuda()).as(file.toString()).allSatisfy(c -> assertThat(c.source()).isEqualTo(section));
+        return code.cuda().stream().map(CudaCode::entry).toList();
+    }
+
+    /** @return the architectures a file holds code for, after checking that all of it was read */
+    private List<String> archs(Path file) throws IOException {
+        GpuCode code = inspector.inspect(file);
+        assertThat(code.problems()).as(file.toString()).isEmpty();
+        return code.archs();
+    }
+
     /** @return a copy, in this test's own directory, of a built binary, to modify */
     private Path copyOf(String name) throws Exception {
         Path original = builds.get(name);
@@ -123,9 +146,9 @@ class CudaArchReaderNvccTest {
     void sharedLibraryForSm90Only() throws Exception {
         Path lib = builds.get("sm90");
 
-        List<FatbinEntry> entries = reader.read(lib);
+        List<FatbinEntry> entries = entries(lib);
 
-        assertThat(reader.archNames(lib)).containsExactly("sm_90");
+        assertThat(archs(lib)).containsExactly("sm_90");
         assertThat(entries).allSatisfy(e -> {
             assertThat(e.kind()).isEqualTo(Kind.CUBIN);
             assertThat(e.variant()).isEqualTo(Variant.NONE);
@@ -145,16 +168,16 @@ class CudaArchReaderNvccTest {
     void archSm90aIsTheArchitectureSpecificVariant() throws Exception {
         Path lib = builds.get("sm90a");
 
-        List<FatbinEntry> entries = reader.read(lib);
+        List<FatbinEntry> entries = entries(lib);
 
-        assertThat(reader.archNames(lib)).contains("sm_90a", "compute_90a").doesNotContain("sm_90");
+        assertThat(archs(lib)).contains("sm_90a", "compute_90a").doesNotContain("sm_90");
         assertThat(entries).filteredOn(e -> e.kind() == Kind.CUBIN).isNotEmpty().allSatisfy(e -> {
             assertThat(e.variant()).isEqualTo(Variant.A);
             assertThat(e.cubinElfSm()).hasValue(90); // e_flags has the number only, not the variant
         });
         if (nvcc.major() == 13) {
             // measured: -arch=sm_90a also embeds plain compute_90 PTX, before the sm_90a cubin
-            assertThat(reader.archNames(lib)).containsExactly("compute_90", "sm_90a", "compute_90a"); // file order
+            assertThat(archs(lib)).containsExactly("compute_90", "sm_90a", "compute_90a"); // file order
             assertThat(entries).extracting(FatbinEntry::archName)
                     .containsExactly("sm_90a", "compute_90", "sm_90a", "compute_90a");
         }
@@ -178,16 +201,16 @@ class CudaArchReaderNvccTest {
         firstOfMajor.values().forEach(sm -> expected.add("sm_" + sm));
         expected.add("compute_" + firstOfMajor.lastEntry().getValue());
 
-        assertThat(reader.archNames(lib)).containsExactlyInAnyOrderElementsOf(expected);
+        assertThat(archs(lib)).containsExactlyInAnyOrderElementsOf(expected);
     }
 
     @Test
     void twoGencodesGiveTwoCubinsPerBlob() throws Exception {
         Path lib = builds.get("80+90");
 
-        List<FatbinEntry> entries = reader.read(lib);
+        List<FatbinEntry> entries = entries(lib);
 
-        assertThat(reader.archNames(lib)).containsExactlyInAnyOrder("sm_80", "sm_90");
+        assertThat(archs(lib)).containsExactlyInAnyOrder("sm_80", "sm_90");
         assertThat(entries).allSatisfy(e -> assertThat(e.cubinElfSm()).hasValue(e.sm()));
         if (nvcc.major() == 13) {
             assertThat(entries).extracting(FatbinEntry::archName).containsExactly("sm_80", "sm_90", "sm_80", "sm_90");
@@ -198,9 +221,9 @@ class CudaArchReaderNvccTest {
     void realArchitecturePlusPtx() throws Exception {
         Path lib = builds.get("90+ptx");
 
-        List<FatbinEntry> entries = reader.read(lib);
+        List<FatbinEntry> entries = entries(lib);
 
-        assertThat(reader.archNames(lib)).containsExactlyInAnyOrder("compute_90", "sm_90");
+        assertThat(archs(lib)).containsExactlyInAnyOrder("compute_90", "sm_90");
         FatbinEntry ptx = entries.stream().filter(e -> e.kind() == Kind.PTX).findFirst().orElseThrow();
         assertThat(ptx.cubinElfSm()).isEmpty();
         if (nvcc.major() == 13) {
@@ -216,9 +239,9 @@ class CudaArchReaderNvccTest {
         Path none = builds.get("compress-none");
         Path speed = builds.get("compress-speed");
 
-        assertThat(reader.read(none)).filteredOn(e -> e.kind() == Kind.PTX).extracting(FatbinEntry::compressed)
+        assertThat(entries(none)).filteredOn(e -> e.kind() == Kind.PTX).extracting(FatbinEntry::compressed)
                 .containsExactly(false);
-        assertThat(reader.read(speed)).filteredOn(e -> e.kind() == Kind.PTX).extracting(FatbinEntry::compressed)
+        assertThat(entries(speed)).filteredOn(e -> e.kind() == Kind.PTX).extracting(FatbinEntry::compressed)
                 .containsExactly(true); // flag 0x2000, LZ4
     }
 
@@ -229,7 +252,7 @@ class CudaArchReaderNvccTest {
         try (ElfFile elf = ElfFile.open(object)) {
             assertThat(elf.type()).isEqualTo(ElfFile.ET_REL);
         }
-        assertThat(reader.read(object)).containsExactly(
+        assertThat(entries(object)).containsExactly(
                 new FatbinEntry(Kind.CUBIN, 90, Variant.NONE, false, OptionalInt.of(90), OptionalInt.of(1), 0, 0x10));
     }
 
@@ -240,7 +263,7 @@ class CudaArchReaderNvccTest {
         try (ElfFile elf = ElfFile.open(exe)) {
             assertThat(elf.type()).isIn(ElfFile.ET_EXEC, ElfFile.ET_DYN); // ET_DYN when PIE
         }
-        assertThat(reader.archNames(exe)).containsExactly("sm_90");
+        assertThat(archs(exe)).containsExactly("sm_90");
     }
 
     @Test
@@ -248,7 +271,7 @@ class CudaArchReaderNvccTest {
         assumeTrue(nvcc.major() == 13, "the default architecture was measured for CUDA 13, this is " + nvcc.release());
         Path lib = builds.get("default");
 
-        assertThat(reader.archNames(lib)).containsExactlyInAnyOrder("compute_75", "sm_75");
+        assertThat(archs(lib)).containsExactlyInAnyOrder("compute_75", "sm_75");
     }
 
     @Test
@@ -256,9 +279,9 @@ class CudaArchReaderNvccTest {
         assumeTrue(nvcc.atLeast(12, 9), "family-specific targets need CUDA 12.9+, this is " + nvcc.release());
         Path lib = builds.get("sm100f");
 
-        List<FatbinEntry> entries = reader.read(lib);
+        List<FatbinEntry> entries = entries(lib);
 
-        assertThat(reader.archNames(lib)).containsExactlyInAnyOrder("compute_100f", "sm_100f");
+        assertThat(archs(lib)).containsExactlyInAnyOrder("compute_100f", "sm_100f");
         assertThat(entries).extracting(FatbinEntry::variant).containsOnly(Variant.F);
         assertThat(entries).filteredOn(e -> e.kind() == Kind.CUBIN)
                 .allSatisfy(e -> assertThat(e.cubinElfSm()).hasValue(100));
@@ -269,16 +292,16 @@ class CudaArchReaderNvccTest {
         assumeTrue(nvcc.atLeast(12, 8), "sm_100a needs CUDA 12.8+, this is " + nvcc.release());
         Path lib = builds.get("sm100a");
 
-        assertThat(reader.archNames(lib)).containsExactly("sm_100a");
+        assertThat(archs(lib)).containsExactly("sm_100a");
     }
 
     @Test
     void libraryOfTwoTranslationUnitsHasABlobPerUnit() throws Exception {
         Path lib = builds.get("two-units");
 
-        List<FatbinEntry> entries = reader.read(lib);
+        List<FatbinEntry> entries = entries(lib);
 
-        assertThat(reader.archNames(lib)).containsExactly("sm_90");
+        assertThat(archs(lib)).containsExactly("sm_90");
         assertThat(entries.stream().mapToInt(FatbinEntry::blob).distinct().count()).isGreaterThanOrEqualTo(2);
         if (nvcc.major() == 13) {
             // the device link, then one blob per .cu file
@@ -290,20 +313,23 @@ class CudaArchReaderNvccTest {
     void theLinkStepsArchitectureAloneDoesNotCount() throws Exception {
         Path lib = builds.get("linked-for-other-arch");
 
-        assertThat(reader.read(lib)).extracting(FatbinEntry::archName).contains("sm_80", "sm_90");
-        assertThat(reader.read(lib)).filteredOn(e -> e.sm() == 90).extracting(FatbinEntry::isEmptyCubin)
+        assertThat(entries(lib)).extracting(FatbinEntry::archName).contains("sm_80", "sm_90");
+        assertThat(entries(lib)).filteredOn(e -> e.sm() == 90).extracting(FatbinEntry::isEmptyCubin)
                 .containsOnly(true);
-        assertThat(reader.archNames(lib)).containsExactly("sm_80");
+        assertThat(archs(lib)).containsExactly("sm_80");
     }
 
     @Test
     void relocatableDeviceCodeLivesInItsOwnSection() throws Exception {
         Path object = builds.get("rdc");
 
-        assertThat(reader.read(object)).isEmpty();
-        assertThat(reader.readRelocatable(object)).extracting(FatbinEntry::archName).containsExactly("sm_90");
+        try (ElfFile elf = ElfFile.open(object)) {
+            assertThat(elf.findSection(GpuCodeInspector.CUDA_SECTION)).isEmpty();
+        }
+        List<FatbinEntry> entries = entries(object, GpuCodeInspector.CUDA_RDC_SECTION);
+        assertThat(entries).extracting(FatbinEntry::archName).containsExactly("sm_90");
         if (nvcc.major() == 13) {
-            assertThat(reader.readRelocatable(object)).extracting(FatbinEntry::compressed).containsExactly(true);
+            assertThat(entries).extracting(FatbinEntry::compressed).containsExactly(true);
         }
     }
 
@@ -311,7 +337,8 @@ class CudaArchReaderNvccTest {
     void ltoIntermediate() throws Exception {
         Path object = builds.get("lto");
 
-        assertThat(reader.readRelocatable(object)).extracting(FatbinEntry::kind, FatbinEntry::archName)
+        assertThat(entries(object, GpuCodeInspector.CUDA_RDC_SECTION))
+                .extracting(FatbinEntry::kind, FatbinEntry::archName)
                 .containsExactly(tuple(Kind.LTO_IR, "lto_90"));
     }
 
@@ -319,7 +346,7 @@ class CudaArchReaderNvccTest {
     void debugCubinHasALargerEntryHeader() throws Exception {
         Path object = builds.get("debug");
 
-        assertThat(reader.read(object)).extracting(FatbinEntry::archName).containsExactly("sm_90");
+        assertThat(entries(object)).extracting(FatbinEntry::archName).containsExactly("sm_90");
     }
 
     @Test
@@ -328,7 +355,7 @@ class CudaArchReaderNvccTest {
         long fatbinOffset = fatbinOffset(object);
         patch(object, fatbinOffset + 0x10 + 0x1C, 89); // the entry header's SM number
 
-        FatbinEntry entry = reader.read(object).get(0);
+        FatbinEntry entry = entries(object).get(0);
 
         assertThat(entry.archName()).isEqualTo("sm_89");
         assertThat(entry.cubinElfSm()).hasValue(90);
@@ -336,31 +363,37 @@ class CudaArchReaderNvccTest {
     }
 
     @Test
-    void rejectsACorruptMagicNumber() throws Exception {
+    void aCorruptMagicNumberIsAProblem() throws Exception {
         Path object = copyOf("object");
         patch(object, fatbinOffset(object), 0xBA55ED51);
 
-        assertThatThrownBy(() -> reader.read(object))
-                .isInstanceOf(FatbinFormatException.class)
-                .hasMessageContaining("section .nv_fatbin")
-                .hasMessageContaining("bad fat binary magic 0xba55ed51 at offset 0x0");
+        GpuCode code = inspector.inspect(object);
+
+        assertThat(code.cuda()).isEmpty();
+        assertThat(code.problems()).singleElement().asString()
+                .startsWith(".nv_fatbin: bad fat binary magic 0xba55ed51 at offset 0x0");
     }
 
     @Test
-    void rejectsEntrySizesPointingPastTheEnd() throws Exception {
+    void entrySizesPointingPastTheEndAreAProblem() throws Exception {
         Path object = copyOf("object");
         long fatbinOffset = fatbinOffset(object);
         Path blobTooLong = Files.copy(object, dir.resolve("blob.o"));
         patch(blobTooLong, fatbinOffset + 8, 0x7fff_0000); // the blob's payload size
         patch(object, fatbinOffset + 0x10 + 8, 0x7fff_0000); // the entry's payload size
 
-        assertThatThrownBy(() -> reader.read(object))
-                .isInstanceOf(FatbinFormatException.class)
-                .hasMessageContaining("entry at offset 0x10 has a payload of 2147418112 bytes")
-                .hasMessageContaining("extends past the end of its blob");
-        assertThatThrownBy(() -> reader.read(blobTooLong))
-                .isInstanceOf(FatbinFormatException.class)
-                .hasMessageContaining("claims 2147418112 bytes of entries");
+        GpuCode entryTooLong = inspector.inspect(object);
+        GpuCode blobTooLongCode = inspector.inspect(blobTooLong);
+
+        assertThat(entryTooLong.cuda()).isEmpty();
+        assertThat(entryTooLong.problems()).singleElement().asString()
+                .startsWith(".nv_fatbin: ")
+                .contains("entry at offset 0x10 has a payload of 2147418112 bytes")
+                .contains("extends past the end of its blob");
+        assertThat(blobTooLongCode.cuda()).isEmpty();
+        assertThat(blobTooLongCode.problems()).singleElement().asString()
+                .startsWith(".nv_fatbin: ")
+                .contains("claims 2147418112 bytes of entries");
     }
 
     @Test
@@ -370,14 +403,14 @@ class CudaArchReaderNvccTest {
             channel.truncate(channel.size() / 2); // the section header table is at the end
         }
 
-        assertThatThrownBy(() -> reader.read(lib))
+        assertThatThrownBy(() -> inspector.inspect(lib))
                 .isInstanceOf(ElfFormatException.class)
                 .hasMessageContaining("extends past the end");
     }
 
     private static long fatbinOffset(Path file) throws IOException {
         try (ElfFile elf = ElfFile.open(file)) {
-            return elf.findSection(CudaArchReader.FATBIN_SECTION).orElseThrow().offset();
+            return elf.findSection(GpuCodeInspector.CUDA_SECTION).orElseThrow().offset();
         }
     }
 
