@@ -2,8 +2,8 @@ package org.archpool.orchestrator;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.io.PrintStream;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -19,6 +19,9 @@ import org.archpool.orchestrator.arch.ArchResolver;
 import org.archpool.orchestrator.arch.ArchSyntaxException;
 import org.archpool.orchestrator.arch.Resolution;
 import org.archpool.orchestrator.arch.ToolchainCheck;
+import org.archpool.orchestrator.manifest.Manifest;
+import org.archpool.orchestrator.manifest.ManifestException;
+import org.archpool.orchestrator.manifest.ManifestReader;
 import org.archpool.orchestrator.metrics.BuildMetrics;
 import org.archpool.orchestrator.pool.WorkerLauncher;
 import org.archpool.orchestrator.pool.WorkerPool;
@@ -35,9 +38,6 @@ import org.archpool.orchestrator.schedule.SchedulerListener;
 import org.archpool.orchestrator.verify.Verification;
 import org.archpool.protocol.JobSpec;
 import org.archpool.protocol.Outcome;
-import org.archpool.orchestrator.manifest.Manifest;
-import org.archpool.orchestrator.manifest.ManifestException;
-import org.archpool.orchestrator.manifest.ManifestReader;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -83,10 +83,8 @@ public final class BuildSession {
     private final PrintStream err;
 
     /**
-     * @param launchers makes the worker launcher, given the folder for worker logs
-     */
-    /**
      * @param toolchain asks the compiler about the resolved targets before any job starts; null to skip
+     * @param launchers makes the worker launcher, given the folder for worker logs
      */
     public BuildSession(Settings settings, ArchResolver resolver, ToolchainCheck toolchain,
                         Function<Path, WorkerLauncher> launchers, Clock clock, MeterRegistry registry,

@@ -5,6 +5,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 
 /**
@@ -35,6 +37,9 @@ public final class WorkerPool implements AutoCloseable {
             return "w" + number + (generation > 1 ? "." + generation : "");
         }
     }
+
+    /** How long {@link #close()} waits for starts still in progress to see the pool closed. */
+    static final long CLOSE_WAIT_MS = 10_000;
 
     private final WorkerLauncher launcher;
     private final Clock clock;
@@ -226,9 +231,15 @@ public final class WorkerPool implements AutoCloseable {
         return List.copyOf(events);
     }
 
+    /**
+     * Closes every worker, then the launcher (which cancels what it still has starting, e.g. Slurm steps in the
+     * queue), then waits up to {@link #CLOSE_WAIT_MS} for starts still in progress: each sees the pool closed
+     * and closes the worker it started, so no worker outlives the pool's close.
+     */
     @Override
     public void close() {
         List<Worker> toClose = new ArrayList<>();
+        List<CompletableFuture<Worker>> starting = new ArrayList<>();
         synchronized (this) {
             closed = true;
             for (Slot slot : slots) {
@@ -236,10 +247,22 @@ public final class WorkerPool implements AutoCloseable {
                     toClose.add(slot.worker);
                     slot.worker = null;
                 }
+                if (slot.launch != null) {
+                    starting.add(slot.launch);
+                }
             }
         }
         toClose.parallelStream().forEach(Worker::close);
         launcher.close();
+        CompletableFuture<Void> started = CompletableFuture.allOf(starting.stream()
+                .map(f -> f.handle((worker, failure) -> null)).toArray(CompletableFuture[]::new));
+        try {
+            started.get(CLOSE_WAIT_MS, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException e) {
+            // a start that hangs past the wait is its launcher's to end; the pool has closed what it holds
+        }
     }
 
     /** @return how many slots have a live worker now */

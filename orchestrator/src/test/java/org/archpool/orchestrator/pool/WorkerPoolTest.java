@@ -1,8 +1,10 @@
 package org.archpool.orchestrator.pool;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
@@ -157,6 +159,66 @@ class WorkerPoolTest {
             assertThat(failed.await(10, TimeUnit.SECONDS)).isTrue();
             assertThat(pool.workerFor(0).id()).isEqualTo("w1.2");
             assertThat(pool.events()).extracting(WorkerEvent::event).containsExactly("failed_to_start", "started");
+        }
+    }
+
+    @Test
+    void closeWaitsForAStartInProgressAndThatWorkerIsClosedToo() throws Exception {
+        CountDownLatch launching = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        AtomicInteger closed = new AtomicInteger();
+        WorkerLauncher launcher = new WorkerLauncher() {
+            @Override
+            public Worker launch(String workerId) throws WorkerFailedException {
+                launching.countDown();
+                try {
+                    release.await(); // the worker's JVM starting
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new WorkerFailedException(WorkerFailure.SHUTDOWN, "interrupted");
+                }
+                return new CountingWorker(workerId, closed);
+            }
+
+            @Override
+            public String mode() {
+                return "process";
+            }
+        };
+        WorkerPool pool = new WorkerPool(launcher, 1, Clock.systemUTC());
+        pool.warmUp();
+        assertThat(launching.await(10, TimeUnit.SECONDS)).isTrue();
+        CompletableFuture<Void> closing = CompletableFuture.runAsync(pool::close);
+        await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(2)).until(() -> !closing.isDone());
+        release.countDown();
+        closing.get(10, TimeUnit.SECONDS);
+        assertThat(closed).as("the worker that finished starting after close() began").hasValue(1);
+    }
+
+    /** A worker that counts its closes. */
+    private record CountingWorker(String id, AtomicInteger closes) implements Worker {
+        @Override
+        public long pid() {
+            return 5;
+        }
+
+        @Override
+        public CompletableFuture<BuildResult> execute(BuildRequest request, Consumer<Phase> progress) {
+            return new CompletableFuture<>();
+        }
+
+        @Override
+        public void cancel(String requestId) {
+        }
+
+        @Override
+        public WorkerState state() {
+            return WorkerState.IDLE;
+        }
+
+        @Override
+        public void close() {
+            closes.incrementAndGet();
         }
     }
 
