@@ -18,6 +18,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
 
+import org.archpool.testing.RequiredTool;
 import org.archpool.worker.inspect.ArArchive.Member;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

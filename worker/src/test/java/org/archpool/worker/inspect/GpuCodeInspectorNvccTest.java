@@ -28,7 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@link GpuCodeInspector} on the CUDA fat binaries of binaries the real nvcc builds at test time. Skipped without
- * nvcc, failed without it when {@code CI=true} (see {@link RequiredTool}). No GPU is needed.
+ * nvcc, failed without it when {@code CI=true} (see {@link org.archpool.testing.RequiredTool}). No GPU is needed.
  *
  * <p>Assertions about what nvcc chooses to emit (how many blobs, which images an option expands to, what is
  * compressed) were measured with CUDA 13.0 and only run with a CUDA 13 nvcc; the architecture names asked for

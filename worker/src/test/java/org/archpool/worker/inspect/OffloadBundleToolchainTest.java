@@ -30,7 +30,7 @@ import org.junit.jupiter.api.io.TempDir;
  * {@link OffloadBundle} on what hipcc (clang 14) and clang++-19 really emit, each bundle cross-checked against
  * {@code clang-offload-bundler-19}: the same set of ids from {@code --list}, and for every entry the same bytes
  * from {@code --unbundle}. Skipped without the compilers, failed without them when {@code CI=true} (see
- * {@link HipCompiler} and {@link RequiredTool}). No GPU is needed.
+ * {@link HipCompiler} and {@link org.archpool.testing.RequiredTool}). No GPU is needed.
  */
 class OffloadBundleToolchainTest {
 
