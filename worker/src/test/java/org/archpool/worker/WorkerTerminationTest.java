@@ -1,8 +1,12 @@
 package org.archpool.worker;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import org.archpool.protocol.BuildResult;
 import org.archpool.protocol.Hello;
@@ -40,12 +44,20 @@ class WorkerTerminationTest {
     void aTerminationThatShowsShortlyAfterTheJobsEndStillWithholdsItsResult() throws Exception {
         try (PipedWorker worker = PipedWorker.start(dir, termination)) {
             assertThat(worker.read()).isInstanceOf(Hello.class);
-            worker.sendCommand("r1", "kill -TERM $$");
+            worker.sendCommand("r1", "echo $$ > job.pid; kill -TERM $$");
             assertThat(worker.read()).isEqualTo(new Progress("r1", Phase.COMMAND));
-            Thread.sleep(WorkerLoop.SIGNAL_SETTLE.toMillis() / 5);
+            // the job's end comes first; the termination follows well within WorkerLoop.SIGNAL_SETTLE
+            await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(10))
+                    .until(() -> ended(dir.resolve("job.pid")));
             termination.begin();
             assertThat(worker.shutDownAndReadTheRest()).noneMatch(m -> m instanceof BuildResult);
         }
+    }
+
+    /** Whether the process whose PID {@code pidFile} holds has ended. */
+    private static boolean ended(Path pidFile) throws IOException {
+        String pid = Files.exists(pidFile) ? Files.readString(pidFile).strip() : "";
+        return !pid.isEmpty() && ProcessHandle.of(Long.parseLong(pid)).map(p -> !p.isAlive()).orElse(true);
     }
 
     @Test

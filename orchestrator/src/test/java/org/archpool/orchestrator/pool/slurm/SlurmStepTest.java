@@ -1,13 +1,16 @@
 package org.archpool.orchestrator.pool.slurm;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.archpool.worker.exec.ProcessTreeKiller;
 import org.junit.jupiter.api.AfterEach;
@@ -43,16 +46,9 @@ class SlurmStepTest {
         return new SlurmStep(NAME, cancelled::add, dir.resolve("w1.srun.log"), dir.resolve("w1.stderr.log"));
     }
 
-    private static ProcessHandle firstChild(Process process) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (System.nanoTime() < deadline) {
-            var child = process.toHandle().children().findFirst();
-            if (child.isPresent()) {
-                return child.get();
-            }
-            Thread.sleep(20);
-        }
-        throw new AssertionError("the shell started no child");
+    private static ProcessHandle firstChild(Process process) {
+        return await("the shell starts a child").atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(20))
+                .until(() -> process.toHandle().children().findFirst(), Optional::isPresent).orElseThrow();
     }
 
     private static void assertDies(ProcessHandle process) throws Exception {
