@@ -12,10 +12,12 @@ import org.archpool.protocol.Outcome;
 import org.archpool.protocol.Phase;
 import org.archpool.protocol.Progress;
 import org.archpool.protocol.Shutdown;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The worker's protocol loop over in-memory pipes, with real processes for the jobs. */
+@Tag("process")
 class WorkerLoopTest {
 
     @TempDir

@@ -14,6 +14,7 @@ import org.archpool.protocol.Message;
 import org.archpool.protocol.Outcome;
 import org.archpool.protocol.Phase;
 import org.archpool.protocol.Progress;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -22,6 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
  * the result of a job that the signal ended, so that the coordinator retries it rather than reporting it failed;
  * without a termination, such a job is reported as it ended.
  */
+@Tag("process")
 class WorkerTerminationTest {
 
     @TempDir

@@ -19,6 +19,7 @@ import java.util.stream.IntStream;
 import org.archpool.orchestrator.schedule.JobOutcome;
 import org.archpool.testing.RequiredTool;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -29,6 +30,7 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code CONSOLE} line on stderr with {@code --enable-logging=stderr}; the page also copies errors into
  * {@code <body data-errors>}, so either shows a broken script.
  */
+@Tag("process")
 class HtmlReportChromiumTest {
 
     private static final List<String> BROWSERS = List.of("chromium", "chromium-browser", "google-chrome",

@@ -23,6 +23,7 @@ import org.archpool.worker.inspect.FatbinEntry.Variant;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -34,6 +35,7 @@ import org.junit.jupiter.api.io.TempDir;
  * compressed) were measured with CUDA 13.0 and only run with a CUDA 13 nvcc; the architecture names asked for
  * explicitly are checked with any nvcc.
  */
+@Tag("process")
 class GpuCodeInspectorNvccTest {
 
     private static final String SM_90 = "-gencode=arch=compute_90,code=sm_90";

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -12,6 +13,7 @@ import org.junit.jupiter.api.io.TempDir;
  * Every container a GPU build produces, built with the real compilers, read through the one entry point the
  * worker and {@code archpool inspect} use.
  */
+@Tag("process")
 class GpuCodeInspectorTest {
 
     private final GpuCodeInspector inspector = new GpuCodeInspector();

@@ -23,6 +23,7 @@ import java.util.concurrent.TimeUnit;
 import org.archpool.worker.inspect.OffloadBundle.Compression;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -32,6 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
  * from {@code --unbundle}. Skipped without the compilers, failed without them when {@code CI=true} (see
  * {@link HipCompiler} and {@link org.archpool.testing.RequiredTool}). No GPU is needed.
  */
+@Tag("process")
 class OffloadBundleToolchainTest {
 
     private static final String HIP_FATBIN = ".hip_fatbin";

@@ -25,6 +25,7 @@ import org.archpool.orchestrator.pool.WorkerFailure;
 import org.archpool.orchestrator.pool.WorkerHandshake;
 import org.archpool.orchestrator.pool.WorkerSpec;
 import org.archpool.worker.exec.ProcessTreeKiller;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -33,6 +34,7 @@ import org.junit.jupiter.api.io.TempDir;
  * one that starts workers skips its own options, sends the task's stderr where {@code --error} says, and runs
  * what follows them ({@code env ... java ...}), so a real worker JVM starts and speaks the protocol through it.
  */
+@Tag("process")
 class SlurmWorkerLauncherTest {
 
     /** Records its arguments beside itself, then runs the worker as srun would. */
