@@ -18,6 +18,7 @@ import org.archpool.protocol.BuildRequest;
 import org.archpool.protocol.BuildResult;
 import org.archpool.protocol.Hello;
 import org.archpool.protocol.Message;
+import org.archpool.protocol.Phase;
 import org.archpool.protocol.Progress;
 import org.archpool.protocol.Shutdown;
 import org.archpool.protocol.codec.MessageReader;
@@ -75,6 +76,17 @@ final class PipedWorker implements AutoCloseable {
     /** Sends {@link #command(String, String)}, as the coordinator would. */
     void sendCommand(String id, String script) throws IOException {
         send(command(id, script));
+    }
+
+    /** Sends {@link #command(String, String)} and reads the progress line that says the job started. */
+    void startCommand(String id, String script) throws IOException, ProtocolException {
+        sendCommand(id, script);
+        assertThat(read()).isEqualTo(new Progress(id, Phase.COMMAND));
+    }
+
+    /** Reads the worker's first message, which must be its hello. */
+    void readHello() throws IOException, ProtocolException {
+        assertThat(read()).isInstanceOf(Hello.class);
     }
 
     /** Sends a message to the worker, as the coordinator would. */

@@ -7,10 +7,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import org.archpool.protocol.BuildResult;
 import org.archpool.protocol.Cancel;
-import org.archpool.protocol.Hello;
 import org.archpool.protocol.Outcome;
 import org.archpool.protocol.Phase;
-import org.archpool.protocol.Progress;
 import org.archpool.protocol.Shutdown;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -26,9 +24,8 @@ class WorkerLoopTest {
     @Test
     void saysHelloFirstThenAnswersEachRequestOnce() throws Exception {
         try (PipedWorker worker = PipedWorker.start(dir)) {
-            assertThat(worker.read()).isInstanceOf(Hello.class);
-            worker.sendCommand("r1", "echo compiled for $CUDAARCHS");
-            assertThat(worker.read()).isEqualTo(new Progress("r1", Phase.COMMAND));
+            worker.readHello();
+            worker.startCommand("r1", "echo compiled for $CUDAARCHS");
             BuildResult ok = worker.resultOf("r1");
             assertThat(ok.outcome()).isEqualTo(Outcome.SUCCEEDED);
             assertThat(ok.exitCode()).isZero();
@@ -51,9 +48,8 @@ class WorkerLoopTest {
     @Test
     void cancelStopsTheRunningJob() throws Exception {
         try (PipedWorker worker = PipedWorker.start(dir)) {
-            assertThat(worker.read()).isInstanceOf(Hello.class);
-            worker.sendCommand("slow", "sleep 300");
-            assertThat(worker.read()).isEqualTo(new Progress("slow", Phase.COMMAND));
+            worker.readHello();
+            worker.startCommand("slow", "sleep 300");
             long start = System.nanoTime();
             worker.send(new Cancel("slow"));
             BuildResult r = worker.resultOf("slow");
@@ -65,9 +61,8 @@ class WorkerLoopTest {
     @Test
     void aSecondRequestWhileBusyIsRefusedNotQueued() throws Exception {
         try (PipedWorker worker = PipedWorker.start(dir)) {
-            assertThat(worker.read()).isInstanceOf(Hello.class);
-            worker.sendCommand("first", "sleep 300");
-            assertThat(worker.read()).isEqualTo(new Progress("first", Phase.COMMAND));
+            worker.readHello();
+            worker.startCommand("first", "sleep 300");
             worker.sendCommand("second", "true");
             BuildResult busy = worker.resultOf("second");
             assertThat(busy.outcome()).isEqualTo(Outcome.FAILED);
@@ -80,7 +75,7 @@ class WorkerLoopTest {
     @Test
     void endOfInputEndsTheLoop() throws Exception {
         try (PipedWorker worker = PipedWorker.start(dir)) {
-            assertThat(worker.read()).isInstanceOf(Hello.class);
+            worker.readHello();
             worker.closeInput();
             assertThat(worker.exit()).isEqualTo(WorkerLoop.Exit.END_OF_INPUT);
         }

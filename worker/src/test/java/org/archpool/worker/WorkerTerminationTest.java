@@ -9,11 +9,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import org.archpool.protocol.BuildResult;
-import org.archpool.protocol.Hello;
 import org.archpool.protocol.Message;
 import org.archpool.protocol.Outcome;
-import org.archpool.protocol.Phase;
-import org.archpool.protocol.Progress;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -34,9 +31,8 @@ class WorkerTerminationTest {
     @Test
     void aJobEndedBySigtermWhileTheWorkerIsTerminatedGetsNoResult() throws Exception {
         try (PipedWorker worker = PipedWorker.start(dir, termination)) {
-            assertThat(worker.read()).isInstanceOf(Hello.class);
-            worker.sendCommand("r1", "sleep 0.2; kill -TERM $$");
-            assertThat(worker.read()).isEqualTo(new Progress("r1", Phase.COMMAND));
+            worker.readHello();
+            worker.startCommand("r1", "sleep 0.2; kill -TERM $$");
             termination.begin(); // what the shutdown hook does when the same SIGTERM reaches the worker's JVM
             assertThat(worker.shutDownAndReadTheRest()).noneMatch(m -> m instanceof BuildResult);
         }
@@ -45,9 +41,8 @@ class WorkerTerminationTest {
     @Test
     void aTerminationThatShowsShortlyAfterTheJobsEndStillWithholdsItsResult() throws Exception {
         try (PipedWorker worker = PipedWorker.start(dir, termination)) {
-            assertThat(worker.read()).isInstanceOf(Hello.class);
-            worker.sendCommand("r1", "echo $$ > job.pid; kill -TERM $$");
-            assertThat(worker.read()).isEqualTo(new Progress("r1", Phase.COMMAND));
+            worker.readHello();
+            worker.startCommand("r1", "echo $$ > job.pid; kill -TERM $$");
             // the job's end comes first; the termination follows well within WorkerLoop.SIGNAL_SETTLE
             await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(10))
                     .until(() -> ended(dir.resolve("job.pid")));
@@ -65,9 +60,8 @@ class WorkerTerminationTest {
     @Test
     void withoutATerminationAJobEndedBySigtermIsReportedAsItEnded() throws Exception {
         try (PipedWorker worker = PipedWorker.start(dir, termination)) {
-            assertThat(worker.read()).isInstanceOf(Hello.class);
-            worker.sendCommand("r1", "kill -TERM $$");
-            assertThat(worker.read()).isEqualTo(new Progress("r1", Phase.COMMAND));
+            worker.readHello();
+            worker.startCommand("r1", "kill -TERM $$");
             List<Message> sent = worker.shutDownAndReadTheRest();
             assertThat(sent).filteredOn(m -> m instanceof BuildResult).singleElement()
                     .satisfies(m -> {
@@ -81,10 +75,9 @@ class WorkerTerminationTest {
     @Test
     void aJobThatEndsNormallyIsReportedEvenDuringATermination() throws Exception {
         try (PipedWorker worker = PipedWorker.start(dir, termination)) {
-            assertThat(worker.read()).isInstanceOf(Hello.class);
+            worker.readHello();
             termination.begin();
-            worker.sendCommand("r1", "sleep 0.1; exit 3");
-            assertThat(worker.read()).isEqualTo(new Progress("r1", Phase.COMMAND));
+            worker.startCommand("r1", "sleep 0.1; exit 3");
             assertThat(worker.shutDownAndReadTheRest()).filteredOn(m -> m instanceof BuildResult).singleElement()
                     .satisfies(m -> assertThat(((BuildResult) m).exitCode()).isEqualTo(3));
         }
