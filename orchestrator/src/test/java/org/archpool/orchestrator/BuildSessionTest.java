@@ -29,9 +29,13 @@ import org.archpool.orchestrator.report.ReportFiles;
 import org.archpool.orchestrator.verify.Verification;
 import org.archpool.protocol.Platform;
 import org.archpool.worker.JobRunner;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
+@Tag("process")
 class BuildSessionTest {
 
     @TempDir
@@ -98,12 +102,15 @@ class BuildSessionTest {
         assertThat(out.toString(StandardCharsets.UTF_8)).contains("target: cuda 90 (detected");
     }
 
-    @Test
-    void buildParallelismSharesTheCpusAmongTheWorkersTheBuildUses() {
-        Path m = dir.resolve("m.json");
-        assertThat(settings(m, 2, 0, 2).buildParallelism(2)).isEqualTo(1);
-        assertThat(settings(m, 16, 0, 16).buildParallelism(3)).as("3 jobs on 16 CPUs").isEqualTo(5);
-        assertThat(settings(m, 8, 0, 4).buildParallelism(8)).as("never 0").isEqualTo(1);
-        assertThat(settings(m, 8, 3, 64).buildParallelism(8)).as("asked for").isEqualTo(3);
+    @ParameterizedTest(name = "-j {0}, --build-parallelism {1}, {2} CPUs, {3} workers in use: {4}")
+    @CsvSource({
+        "2,  0, 2,  2, 1",
+        "16, 0, 16, 3, 5", // 3 jobs on 16 CPUs
+        "8,  0, 4,  8, 1", // never 0
+        "8,  3, 64, 8, 3", // asked for
+    })
+    void buildParallelismSharesTheCpusAmongTheWorkersTheBuildUses(int jobs, int asked, int cpus, int workers,
+            int parallelism) {
+        assertThat(settings(dir.resolve("m.json"), jobs, asked, cpus).buildParallelism(workers)).isEqualTo(parallelism);
     }
 }

@@ -19,6 +19,7 @@ import org.archpool.protocol.BuildResult;
 import org.archpool.protocol.Outcome;
 import org.archpool.protocol.Phase;
 import org.archpool.worker.exec.CancellationToken;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -27,6 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code failed} result that names it; a time limit is a {@code timed_out} result that names the phase and
  * the limit, carries the log tail, and leaves none of the compiler's processes behind.
  */
+@Tag("process")
 class JobRunnerFaultTest {
 
     /** Prints a line, then ends itself with {@code signal}, as a crashing compiler would. */
@@ -235,16 +237,5 @@ class JobRunnerFaultTest {
         assertThat(r.outcome()).isEqualTo(Outcome.CANCELLED);
         assertThat(r.signal()).isNull();
         awaitAllGone(pids(pidFile));
-    }
-
-    @Test
-    void theTimeLimitIsWrittenAsTheManifestWritesIt() {
-        assertThat(JobRunner.duration(3_000)).isEqualTo("3s");
-        assertThat(JobRunner.duration(90_000)).isEqualTo("1m30s");
-        assertThat(JobRunner.duration(600_000)).isEqualTo("10m");
-        assertThat(JobRunner.duration(5_400_000)).isEqualTo("1h30m");
-        assertThat(JobRunner.duration(3_600_000)).isEqualTo("1h");
-        assertThat(JobRunner.duration(3_661_000)).isEqualTo("1h1m1s");
-        assertThat(JobRunner.duration(1_500)).isEqualTo("1500 ms");
     }
 }

@@ -14,10 +14,12 @@ import org.archpool.protocol.Phase;
 import org.archpool.protocol.PhaseTiming;
 import org.archpool.protocol.Step;
 import org.archpool.worker.exec.CancellationToken;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The worker runs the steps it is given, in order, as given, and adds nothing but the hidden devices. */
+@Tag("process")
 class JobRunnerTest {
 
     @TempDir

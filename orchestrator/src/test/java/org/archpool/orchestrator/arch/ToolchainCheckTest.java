@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import org.archpool.orchestrator.tool.ProcessToolRunner;
 import org.archpool.protocol.Platform;
+import org.archpool.testing.RequiredTool;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

@@ -6,6 +6,8 @@ import java.util.List;
 import java.util.Map;
 import org.archpool.orchestrator.pool.slurm.SlurmConfig;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /** The defaults {@code --launcher slurm} takes from Slurm's environment. */
 class LauncherOptionsTest {
@@ -28,13 +30,18 @@ class LauncherOptionsTest {
         assertThat(local.defaultJobs(env, 64)).as("a local build ignores Slurm").isEqualTo(64);
     }
 
-    @Test
-    void cpusPerTaskAreBuildParallelismElseTheAllocationsElseOne() {
-        assertThat(LauncherOptions.slurmCpusPerTask(3, Map.of("SLURM_CPUS_PER_TASK", "8"))).isEqualTo(3);
-        assertThat(LauncherOptions.slurmCpusPerTask(0, Map.of("SLURM_CPUS_PER_TASK", "8"))).isEqualTo(8);
-        assertThat(LauncherOptions.slurmCpusPerTask(0, Map.of("SLURM_CPUS_PER_TASK", " 8 "))).isEqualTo(8);
-        assertThat(LauncherOptions.slurmCpusPerTask(0, Map.of())).isEqualTo(1);
-        assertThat(LauncherOptions.slurmCpusPerTask(0, Map.of("SLURM_CPUS_PER_TASK", "-1"))).isEqualTo(1);
+    @ParameterizedTest(name = "--build-parallelism {0}, SLURM_CPUS_PER_TASK [{1}]: {2}")
+    @CsvSource({
+        "3, 8,     3",
+        "0, 8,     8",
+        "0, ' 8 ', 8",
+        "0,      , 1",
+        "0, -1,    1",
+    })
+    void cpusPerTaskAreBuildParallelismElseTheAllocationsElseOne(int buildParallelism, String slurmCpusPerTask,
+            int cpusPerTask) {
+        Map<String, String> env = slurmCpusPerTask == null ? Map.of() : Map.of("SLURM_CPUS_PER_TASK", slurmCpusPerTask);
+        assertThat(LauncherOptions.slurmCpusPerTask(buildParallelism, env)).isEqualTo(cpusPerTask);
     }
 
     @Test

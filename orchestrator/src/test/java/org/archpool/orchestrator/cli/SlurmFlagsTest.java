@@ -13,6 +13,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -105,26 +107,32 @@ class SlurmFlagsTest {
     }
 
     @Test
-    void anSrunThatFailsItsVersionCheckIsNamedWithWhatItSaid() throws IOException {
-        Path bin = Files.createDirectories(dir.resolve("bin"));
-        Path srun = bin.resolve("srun");
-        Files.writeString(srun, "#!/bin/sh\necho 'srun: error: resolve_ctls_from_dns_srv: res_nsearch error' >&2\n"
-                + "exit 1\n");
-        Files.setPosixFilePermissions(srun, PosixFilePermissions.fromString("rwxr-xr-x"));
-
-        int code = build(Map.of("PATH", bin.toString()), List.of("--launcher", "slurm"));
-
-        assertRefusedWithOneParagraph(code, List.of("--launcher slurm needs Slurm's srun",
-                "'srun --version' exited with status 1: srun: error: resolve_ctls_from_dns_srv: res_nsearch error",
-                "--launcher local"));
-    }
-
-    @Test
     void theOptionsAreInTheBuildHelp() {
         int code = Main.run(new String[] {"build", "--help"}, Main.context(new PrintStream(out, true,
                 StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8), Map.of()));
         assertThat(code).isZero();
         assertThat(out.toString(StandardCharsets.UTF_8)).contains("--launcher=local|slurm", "--partition=NAME",
                 "--srun-arg=ARG");
+    }
+
+    /** The checks that run the {@code srun} found on the PATH: a fake one, a shell script. */
+    @Nested
+    @Tag("process")
+    class WithAnSrunOnThePath {
+
+        @Test
+        void anSrunThatFailsItsVersionCheckIsNamedWithWhatItSaid() throws IOException {
+            Path bin = Files.createDirectories(dir.resolve("bin"));
+            Path srun = bin.resolve("srun");
+            Files.writeString(srun, "#!/bin/sh\necho 'srun: error: resolve_ctls_from_dns_srv: res_nsearch error' >&2\n"
+                    + "exit 1\n");
+            Files.setPosixFilePermissions(srun, PosixFilePermissions.fromString("rwxr-xr-x"));
+
+            int code = build(Map.of("PATH", bin.toString()), List.of("--launcher", "slurm"));
+
+            assertRefusedWithOneParagraph(code, List.of("--launcher slurm needs Slurm's srun",
+                    "'srun --version' exited with status 1: srun: error: resolve_ctls_from_dns_srv: res_nsearch error",
+                    "--launcher local"));
+        }
     }
 }

@@ -18,6 +18,7 @@ import org.archpool.protocol.Message;
 import org.archpool.protocol.Outcome;
 import org.archpool.protocol.Platform;
 import org.archpool.protocol.Target;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -27,6 +28,7 @@ import org.junit.jupiter.params.provider.CsvSource;
  * {@code java}: its first launch misbehaves, later launches exec the real JVM with the same arguments, so
  * the job must end up succeeding on a fresh worker with the fault recorded as the first attempt's failure.
  */
+@Tag("process")
 class FaultyWorkerTest {
 
     private static final String HELLO =

@@ -17,8 +17,9 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.IntStream;
 import org.archpool.orchestrator.schedule.JobOutcome;
-import org.junit.jupiter.api.Assumptions;
+import org.archpool.testing.RequiredTool;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -29,6 +30,7 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code CONSOLE} line on stderr with {@code --enable-logging=stderr}; the page also copies errors into
  * {@code <body data-errors>}, so either shows a broken script.
  */
+@Tag("process")
 class HtmlReportChromiumTest {
 
     private static final List<String> BROWSERS = List.of("chromium", "chromium-browser", "google-chrome",
@@ -42,7 +44,7 @@ class HtmlReportChromiumTest {
 
     @BeforeAll
     static void findBrowser() {
-        browser = RequiredTool.requireOneOf(BROWSERS);
+        browser = RequiredTool.requireOneOf(BROWSERS, "scripts/setup-debian.sh --browser installs chromium");
     }
 
     @Test
@@ -170,28 +172,5 @@ class HtmlReportChromiumTest {
 
     private static List<Integer> indices(String dom, String regex) {
         return Pattern.compile(regex).matcher(dom).results().map(r -> Integer.parseInt(r.group(1))).toList();
-    }
-
-    /** A real tool a test needs: skipped where missing on a developer's machine, a failure when {@code CI=true}. */
-    static final class RequiredTool {
-
-        private RequiredTool() {
-        }
-
-        /** The first of {@code tools} on the PATH. */
-        static Path requireOneOf(List<String> tools) {
-            for (String tool : tools) {
-                for (String dir : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
-                    if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, tool))) {
-                        return Path.of(dir, tool);
-                    }
-                }
-            }
-            String message = "none of " + String.join(", ", tools) + " is on the PATH";
-            if ("true".equals(System.getenv("CI"))) {
-                fail(message + " and CI=true, where .ci/run must have installed it");
-            }
-            return Assumptions.abort(message);
-        }
     }
 }

@@ -29,9 +29,11 @@ import org.archpool.protocol.Platform;
 import org.archpool.protocol.Step;
 import org.archpool.protocol.Target;
 import org.archpool.worker.JobRunner;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+@Tag("process")
 class SchedulerTest {
 
     @TempDir

@@ -31,11 +31,10 @@ class SignalsTest {
         assertThat(Signals.fromExitStatus(128 + number)).isEmpty();
     }
 
-    @Test
-    void unknownNumbersHaveNoName() {
-        assertThat(Signals.name(0)).isEmpty();
-        assertThat(Signals.name(32)).isEmpty();
-        assertThat(Signals.name(64)).isEmpty();
+    @ParameterizedTest
+    @ValueSource(ints = {0, 32, 64})
+    void unknownNumbersHaveNoName(int number) {
+        assertThat(Signals.name(number)).isEmpty();
     }
 
     @Test

@@ -13,17 +13,22 @@ import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
+import java.util.stream.Stream;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * {@link AmdCodeObjectReader} and {@link AmdProcessors} on synthetic code objects built with {@link TestElf}: every
@@ -144,15 +149,19 @@ class AmdCodeObjectReaderTest {
                 .hasMessageContaining("EI_ABIVERSION is 5").hasMessageContaining("code object v7");
     }
 
+    @ParameterizedTest(name = "EI_OSABI {0}")
+    @ValueSource(ints = {0, 65, 66})
+    void nonHsaOsAbiIsRejected(int osAbi) {
+        byte[] image = new TestElf().machine(AmdCodeObjectReader.EM_AMDGPU).abi(osAbi, ABI_V4).flags(GFX90A).build();
+
+        assertThatThrownBy(() -> read(image)).isInstanceOf(AmdCodeObjectFormatException.class)
+                .hasMessageContaining("not an HSA code object").hasMessageContaining("EI_OSABI is " + osAbi);
+    }
+
     @Test
-    void nonHsaOsAbiIsRejected() {
-        for (int osAbi : new int[] {0, 65, 66}) {
-            byte[] image = new TestElf().machine(AmdCodeObjectReader.EM_AMDGPU).abi(osAbi, ABI_V4).flags(GFX90A)
-                    .build();
-            assertThatThrownBy(() -> read(image)).isInstanceOf(AmdCodeObjectFormatException.class)
-                    .hasMessageContaining("not an HSA code object").hasMessageContaining("EI_OSABI is " + osAbi);
-        }
+    void aPalCodeObjectIsNamedAsOne() {
         byte[] pal = new TestElf().machine(AmdCodeObjectReader.EM_AMDGPU).abi(65, 0).flags(GFX90A).build();
+
         assertThatThrownBy(() -> read(pal)).hasMessageContaining("PAL");
     }
 
@@ -168,17 +177,22 @@ class AmdCodeObjectReaderTest {
     }
 
     @Test
-    void missingUnknownAndR600ProcessorsAreRejected() {
+    void missingAndR600ProcessorsAreRejected() {
         assertThatThrownBy(() -> read(codeObject(ABI_V4, 0x500, null)))
                 .isInstanceOf(AmdCodeObjectFormatException.class).hasMessageContaining("no processor");
-        for (int mach : new int[] {0x27, 0x4d, 0x56, 0x60, 0x6a, 0xff, 0x11}) {
-            assertThatThrownBy(() -> read(codeObject(ABI_V4, 0x500 | mach, null)))
-                    .isInstanceOf(AmdCodeObjectFormatException.class)
-                    .hasMessageContaining("unknown AMD GPU processor")
-                    .hasMessageContaining(String.format("0x%02x", mach));
-        }
         assertThatThrownBy(() -> read(codeObject(ABI_V4, 0x01, null)))
                 .isInstanceOf(AmdCodeObjectFormatException.class).hasMessageContaining("R600 processor r600");
+    }
+
+    @ParameterizedTest(name = "EF_AMDGPU_MACH 0x{0}")
+    @ValueSource(strings = {"27", "4d", "56", "60", "6a", "ff", "11"})
+    void unknownProcessorsAreRejected(String hexMach) {
+        int mach = Integer.parseInt(hexMach, 16);
+
+        assertThatThrownBy(() -> read(codeObject(ABI_V4, 0x500 | mach, null)))
+                .isInstanceOf(AmdCodeObjectFormatException.class)
+                .hasMessageContaining("unknown AMD GPU processor")
+                .hasMessageContaining("0x" + hexMach);
     }
 
     // --- metadata and its consistency with the header ---------------------------------------------------------
@@ -244,28 +258,30 @@ class AmdCodeObjectReaderTest {
         assertThat(co.kernels()).isEmpty();
     }
 
-    @Test
-    void malformedMetadataIsRejected() {
-        Map<String, byte[]> cases = Map.of(
-                "does not hold a map", pack(List.of(1L)),
-                "amdhsa.target in the metadata is not a string", pack(mapOf("amdhsa.target", 1L)),
-                "amdhsa.kernels in the metadata is not an array", pack(mapOf("amdhsa.kernels", "k")),
-                "amdhsa.kernels[0] is not a map", pack(mapOf("amdhsa.kernels", List.of("k"))),
-                "amdhsa.kernels[0] has no .name", pack(mapOf("amdhsa.kernels", List.of(mapOf(".args", List.of())))),
-                ".name in amdhsa.kernels[0] is not a string",
-                pack(mapOf("amdhsa.kernels", List.of(mapOf(".name", List.of("k"))))),
-                ".args in kernel k is not an array",
-                pack(mapOf("amdhsa.kernels", List.of(mapOf(".name", "k", ".args", mapOf()))))
-                );
-        cases.forEach((message, desc) -> assertThatThrownBy(() -> read(codeObject(ABI_V4, 0x53f, desc)))
-                .as(message).isInstanceOf(AmdCodeObjectFormatException.class).hasMessageContaining(message));
-        byte[] badArg = pack(mapOf("amdhsa.kernels", List.of(mapOf(".name", "k", ".args", List.of(1L)))));
-        assertThatThrownBy(() -> read(codeObject(ABI_V4, 0x53f, badArg)))
-                .isInstanceOf(AmdCodeObjectFormatException.class).hasMessageContaining("kernel k, .args[0]");
-        byte[] badKind = pack(mapOf("amdhsa.kernels",
-                List.of(mapOf(".name", "k", ".args", List.of(mapOf(".value_kind", true))))));
-        assertThatThrownBy(() -> read(codeObject(ABI_V4, 0x53f, badKind)))
-                .isInstanceOf(AmdCodeObjectFormatException.class).hasMessageContaining(".value_kind");
+    /** Metadata that is valid MessagePack but not of the shape code objects have, and what the error says. */
+    static Stream<Arguments> malformedMetadata() {
+        return Stream.of(
+                Arguments.of("does not hold a map", pack(List.of(1L))),
+                Arguments.of("amdhsa.target in the metadata is not a string", pack(mapOf("amdhsa.target", 1L))),
+                Arguments.of("amdhsa.kernels in the metadata is not an array", pack(mapOf("amdhsa.kernels", "k"))),
+                Arguments.of("amdhsa.kernels[0] is not a map", pack(mapOf("amdhsa.kernels", List.of("k")))),
+                Arguments.of("amdhsa.kernels[0] has no .name",
+                        pack(mapOf("amdhsa.kernels", List.of(mapOf(".args", List.of()))))),
+                Arguments.of(".name in amdhsa.kernels[0] is not a string",
+                        pack(mapOf("amdhsa.kernels", List.of(mapOf(".name", List.of("k")))))),
+                Arguments.of(".args in kernel k is not an array",
+                        pack(mapOf("amdhsa.kernels", List.of(mapOf(".name", "k", ".args", mapOf()))))),
+                Arguments.of("kernel k, .args[0]",
+                        pack(mapOf("amdhsa.kernels", List.of(mapOf(".name", "k", ".args", List.of(1L)))))),
+                Arguments.of(".value_kind", pack(mapOf("amdhsa.kernels",
+                        List.of(mapOf(".name", "k", ".args", List.of(mapOf(".value_kind", true))))))));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("malformedMetadata")
+    void malformedMetadataIsRejected(String message, byte[] desc) {
+        assertThatThrownBy(() -> read(codeObject(ABI_V4, 0x53f, desc)))
+                .isInstanceOf(AmdCodeObjectFormatException.class).hasMessageContaining(message);
     }
 
     @Test
@@ -321,16 +337,19 @@ class AmdCodeObjectReaderTest {
         assertThat(read(image).kernels()).isEmpty();
     }
 
-    @Test
-    void missingMetadataNoteGivesNoKernelsAndNoTarget() throws Exception {
-        byte[] noNoteSection = new TestElf().machine(AmdCodeObjectReader.EM_AMDGPU).abi(64, ABI_V4).flags(0x73f)
-                .section(".text", new byte[4]).build();
-        byte[] otherNotesOnly = codeObject(ABI_V4, 0x73f, note("GNU", NT_GNU_BUILD_ID, new byte[8]), true);
-        byte[] emptyNoteSection = codeObject(ABI_V4, 0x73f, new byte[0], true);
+    static Stream<Arguments> withoutAMetadataNote() {
+        return Stream.of(
+                Arguments.of("no note section", new TestElf().machine(AmdCodeObjectReader.EM_AMDGPU)
+                        .abi(64, ABI_V4).flags(0x73f).section(".text", new byte[4]).build()),
+                Arguments.of("other notes only",
+                        codeObject(ABI_V4, 0x73f, note("GNU", NT_GNU_BUILD_ID, new byte[8]), true)),
+                Arguments.of("an empty note section", codeObject(ABI_V4, 0x73f, new byte[0], true)));
+    }
 
-        for (byte[] image : List.of(noNoteSection, otherNotesOnly, emptyNoteSection)) {
-            assertThat(read(image)).isEqualTo(new AmdCodeObject("gfx90a", "gfx90a:xnack+", 4, null, List.of()));
-        }
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("withoutAMetadataNote")
+    void missingMetadataNoteGivesNoKernelsAndNoTarget(String what, byte[] image) throws Exception {
+        assertThat(read(image)).isEqualTo(new AmdCodeObject("gfx90a", "gfx90a:xnack+", 4, null, List.of()));
     }
 
     @Test
@@ -354,32 +373,35 @@ class AmdCodeObjectReaderTest {
                 .isInstanceOf(AmdCodeObjectFormatException.class).hasMessageContaining("more than one");
     }
 
-    @Test
-    void malformedNoteSizesAreRejected() {
+    /** Note sections whose sizes do not add up, and what the error says. */
+    static Stream<Arguments> malformedNoteSizes() {
         byte[] good = note("AMDGPU", 32, metadata("amdgcn-amd-amdhsa--gfx90a", kernel("k")));
+        List<Arguments> cases = new ArrayList<>();
         // a header cut short
-        assertNoteRejected(Arrays.copyOf(good, 11), "truncated note header at offset 0");
-        assertNoteRejected(concat(good, new byte[] {7, 0, 0, 0, 0}), "truncated note header at offset "
-                + good.length);
+        cases.add(Arguments.of("truncated note header at offset 0", Arrays.copyOf(good, 11)));
+        cases.add(Arguments.of("truncated note header at offset " + good.length,
+                concat(good, new byte[] {7, 0, 0, 0, 0})));
         // name size past the end, including sizes that overflow an int
         for (int nameSize : new int[] {good.length, 0x7fffffff, 0xfffffffc, 0xffffffff}) {
             byte[] bad = good.clone();
             le(bad, 0, nameSize);
-            assertNoteRejected(bad, "has a name of " + Integer.toUnsignedString(nameSize) + " bytes");
+            cases.add(Arguments.of("has a name of " + Integer.toUnsignedString(nameSize) + " bytes", bad));
         }
         // descriptor size past the end
         for (int descSize : new int[] {good.length - 19, 0x7ffffff0, 0xffffffff}) {
             byte[] bad = good.clone();
             le(bad, 4, descSize);
-            assertNoteRejected(bad, "has a descriptor of " + Integer.toUnsignedString(descSize) + " bytes");
+            cases.add(Arguments.of("has a descriptor of " + Integer.toUnsignedString(descSize) + " bytes", bad));
         }
         // a name that ends inside the section but whose padding does not
-        byte[] nameAtEnd = concat(new byte[] {5, 0, 0, 0, 0, 0, 0, 0, 32, 0, 0, 0}, "ABCDE".getBytes(
-                StandardCharsets.US_ASCII));
-        assertNoteRejected(nameAtEnd, "has a descriptor of 0 bytes");
+        cases.add(Arguments.of("has a descriptor of 0 bytes", concat(
+                new byte[] {5, 0, 0, 0, 0, 0, 0, 0, 32, 0, 0, 0}, "ABCDE".getBytes(StandardCharsets.US_ASCII))));
+        return cases.stream();
     }
 
-    private void assertNoteRejected(byte[] notes, String message) {
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("malformedNoteSizes")
+    void malformedNoteSizesAreRejected(String message, byte[] notes) {
         assertThatThrownBy(() -> read(codeObject(ABI_V4, 0x53f, notes, true)))
                 .isInstanceOf(AmdCodeObjectFormatException.class)
                 .hasMessageContaining(message).hasMessageContaining("note section .note");
@@ -497,27 +519,24 @@ class AmdCodeObjectReaderTest {
 
     // --- AmdProcessors ------------------------------------------------------------------------------------------
 
+    @ParameterizedTest(name = "0x{0} is {1}")
+    @CsvSource({
+        "3f, gfx90a", "4c, gfx942", "40, gfx940", "4b, gfx941", "4f, gfx950", "41, gfx1100", "4e, gfx1201",
+        "20, gfx600", "51, gfx9-generic", "5f, gfx9-4-generic", "52, gfx10-1-generic", "53, gfx10-3-generic",
+        "54, gfx11-generic", "59, gfx12-generic", "01, r600", "10, turks",
+    })
+    void processorTableSpotChecks(String hexMach, String name) {
+        assertThat(AmdProcessors.name(Integer.parseInt(hexMach, 16))).hasValue(name);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(ints = {0, 0x11, 0x1f, 0x27, 0x4d, 0x56, 0x60, 0x61, 0x64, 0xff, 0x100, -1})
+    void processorTableHasNoNameForOtherNumbers(int unknown) {
+        assertThat(AmdProcessors.name(unknown)).isEmpty();
+    }
+
     @Test
-    void processorTableSpotChecks() {
-        assertThat(AmdProcessors.name(0x3f)).hasValue("gfx90a");
-        assertThat(AmdProcessors.name(0x4c)).hasValue("gfx942");
-        assertThat(AmdProcessors.name(0x40)).hasValue("gfx940");
-        assertThat(AmdProcessors.name(0x4b)).hasValue("gfx941");
-        assertThat(AmdProcessors.name(0x4f)).hasValue("gfx950");
-        assertThat(AmdProcessors.name(0x41)).hasValue("gfx1100");
-        assertThat(AmdProcessors.name(0x4e)).hasValue("gfx1201");
-        assertThat(AmdProcessors.name(0x20)).hasValue("gfx600");
-        assertThat(AmdProcessors.name(0x51)).hasValue("gfx9-generic");
-        assertThat(AmdProcessors.name(0x5f)).hasValue("gfx9-4-generic");
-        assertThat(AmdProcessors.name(0x52)).hasValue("gfx10-1-generic");
-        assertThat(AmdProcessors.name(0x53)).hasValue("gfx10-3-generic");
-        assertThat(AmdProcessors.name(0x54)).hasValue("gfx11-generic");
-        assertThat(AmdProcessors.name(0x59)).hasValue("gfx12-generic");
-        assertThat(AmdProcessors.name(0x01)).hasValue("r600");
-        assertThat(AmdProcessors.name(0x10)).hasValue("turks");
-        for (int unknown : new int[] {0, 0x11, 0x1f, 0x27, 0x4d, 0x56, 0x60, 0x61, 0x64, 0xff, 0x100, -1}) {
-            assertThat(AmdProcessors.name(unknown)).as("0x%x", unknown).isEmpty();
-        }
+    void processorTableKnowsEachProcessorsFeatures() {
         assertThat(AmdProcessors.mach("gfx942")).hasValue(0x4c);
         assertThat(AmdProcessors.mach("gfx942:xnack+")).isEmpty();
         assertThat(AmdProcessors.isR600(0x10)).isTrue();

@@ -18,6 +18,7 @@ import java.util.regex.Pattern;
 import org.archpool.worker.inspect.ParallelBuilds.Build;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -35,6 +36,7 @@ import org.junit.jupiter.api.io.TempDir;
  * told otherwise; at {@code -O0} every kernel carries a hostcall buffer argument, at {@code -O2} only those that
  * call {@code printf} or {@code assert}.
  */
+@Tag("process")
 class AmdCodeObjectReaderToolchainTest {
 
     /** A kernel that needs no device library at all, for {@code -nogpulib} builds of the generic targets. */

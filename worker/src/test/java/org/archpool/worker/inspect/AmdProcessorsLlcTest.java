@@ -24,6 +24,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import org.archpool.testing.RequiredTool;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -34,6 +36,7 @@ import org.junit.jupiter.api.io.TempDir;
  * every one of the 256 {@code EF_AMDGPU_MACH} values in synthetic headers. Skipped without the tools, failed
  * without them when {@code CI=true}. Takes a few seconds (compiles run in parallel).
  */
+@Tag("process")
 class AmdProcessorsLlcTest {
 
     private static final String HINT = "apt-get install llvm-19";

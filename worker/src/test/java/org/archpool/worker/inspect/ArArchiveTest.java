@@ -8,27 +8,23 @@ import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
-import java.util.Map;
-import java.util.Optional;
 import java.util.Random;
+import java.util.stream.Stream;
 
 import org.archpool.worker.inspect.ArArchive.Member;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
-/** {@link ArArchive} on synthetic archives, and on archives of hipcc objects made with GNU ar and llvm-ar. */
+/** {@link ArArchive} on synthetic archives; {@link ArArchiveToolchainTest} reads those GNU ar and llvm-ar make. */
 class ArArchiveTest {
 
-    private static final String LONG_NAME = "a_name_longer_than_fifteen_bytes.o";
-
-    @TempDir
-    Path dir;
+    static final String LONG_NAME = "a_name_longer_than_fifteen_bytes.o";
 
     /** Builds an archive from raw header names and data, padding each member to an even offset. */
     private static final class Archive {
@@ -81,7 +77,7 @@ class ArArchiveTest {
         return b;
     }
 
-    private static byte[] bytes(ByteBuffer b) {
+    static byte[] bytes(ByteBuffer b) {
         byte[] out = new byte[b.remaining()];
         b.duplicate().get(out);
         return out;
@@ -191,36 +187,53 @@ class ArArchiveTest {
                 .hasMessageContaining("members are not stored inside it");
     }
 
-    @Test
-    void rejectsMalformedHeaders() {
-        Map<String, byte[]> cases = Map.ofEntries(
-                Map.entry("not an ar archive", ascii("!<arcx>\n")),
-                Map.entry("truncated member header at offset 8", concat(ascii(ArArchive.MAGIC), new byte[59])),
-                Map.entry("does not end with", concat(ascii(ArArchive.MAGIC),
+    /** Archives with one thing wrong in a header, and what the error says. */
+    static Stream<Arguments> malformedHeaders() {
+        return Stream.of(
+                Arguments.of("not an ar archive", ascii("!<arcx>\n")),
+                Arguments.of("truncated member header at offset 8", concat(ascii(ArArchive.MAGIC), new byte[59])),
+                Arguments.of("does not end with", concat(ascii(ArArchive.MAGIC),
                         Arrays.copyOf(header("a.o/", "0"), 58), ascii("``"))),
-                Map.entry("invalid size field 'x", new Archive().member("a.o/", "x", new byte[0], true).build()),
-                Map.entry("invalid size field ' 1", new Archive().member("a.o/", " 1", new byte[1], true).build()),
-                Map.entry("invalid size field '1 2", new Archive().member("a.o/", "1 2", new byte[1], true).build()),
-                Map.entry("invalid size field '-1", new Archive().member("a.o/", "-1", new byte[0], true).build()),
-                Map.entry("invalid size field '          '", new Archive().member("a.o/", "", new byte[0], true)
-                        .build()),
-                Map.entry("claims 9999999999 bytes", new Archive().member("a.o/", "9999999999", new byte[4], true)
-                        .build()),
-                Map.entry("claims 5 bytes, but only 4", new Archive().member("a.o/", "5", new byte[4], false).build()),
-                Map.entry("no long-name table (//) precedes it", new Archive().member("/0", new byte[2]).build()),
-                Map.entry("outside the 4-byte long-name table", new Archive().member("//", ascii("a/\n\n"))
-                        .member("/4", new byte[2]).build()),
-                Map.entry("which is empty", new Archive().member("//", ascii("/\n")).member("/0", new byte[2])
-                        .build()),
-                Map.entry("unknown special name '/x'", new Archive().member("/x", new byte[2]).build()),
-                Map.entry("BSD name of 9 bytes, longer than its 4", new Archive().member("#1/9", new byte[4]).build()),
-                Map.entry("invalid BSD name length 'abc'", new Archive().member("#1/abc", new byte[4]).build()),
-                Map.entry("has an empty name", new Archive().member("/", new byte[0]).member("", new byte[2]).build()),
-                Map.entry("has an empty name.", new Archive().member("#1/4", new byte[4]).build()));
-        cases.forEach((message, archive) -> assertThatThrownBy(() -> read(archive))
-                .as(message)
+                Arguments.of("no long-name table (//) precedes it", new Archive().member("/0", new byte[2]).build()),
+                Arguments.of("outside the 4-byte long-name table",
+                        new Archive().member("//", ascii("a/\n\n")).member("/4", new byte[2]).build()),
+                Arguments.of("which is empty",
+                        new Archive().member("//", ascii("/\n")).member("/0", new byte[2]).build()),
+                Arguments.of("unknown special name '/x'", new Archive().member("/x", new byte[2]).build()),
+                Arguments.of("BSD name of 9 bytes, longer than its 4",
+                        new Archive().member("#1/9", new byte[4]).build()),
+                Arguments.of("invalid BSD name length 'abc'", new Archive().member("#1/abc", new byte[4]).build()),
+                Arguments.of("member at offset 68 has an empty name",
+                        new Archive().member("/", new byte[0]).member("", new byte[2]).build()),
+                Arguments.of("member at offset 8 has an empty name",
+                        new Archive().member("#1/4", new byte[4]).build()));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("malformedHeaders")
+    void rejectsMalformedHeaders(String message, byte[] archive) {
+        assertThatThrownBy(() -> read(archive))
                 .isInstanceOf(ArArchiveFormatException.class)
-                .hasMessageContaining(message.endsWith(".") ? message.substring(0, message.length() - 1) : message));
+                .hasMessageContaining(message);
+    }
+
+    /** A member {@code a.o} of {@code dataLength} bytes, padded or not, whose header's size field is wrong. */
+    @ParameterizedTest(name = "size field \"{0}\" for {1} bytes: {3}")
+    @CsvSource(delimiter = '|', quoteCharacter = '"', value = {
+        "x          | 0 | true  | invalid size field 'x",
+        "\" 1\"       | 1 | true  | invalid size field ' 1",
+        "1 2        | 1 | true  | invalid size field '1 2",
+        "-1         | 0 | true  | invalid size field '-1",
+        "\"\"         | 0 | true  | invalid size field '          '",
+        "9999999999 | 4 | true  | claims 9999999999 bytes",
+        "5          | 4 | false | claims 5 bytes, but only 4",
+    })
+    void rejectsAWrongSizeField(String sizeField, int dataLength, boolean pad, String message) {
+        byte[] archive = new Archive().member("a.o/", sizeField, new byte[dataLength], pad).build();
+
+        assertThatThrownBy(() -> read(archive))
+                .isInstanceOf(ArArchiveFormatException.class)
+                .hasMessageContaining(message);
     }
 
     /**
@@ -256,50 +269,5 @@ class ArArchiveTest {
                 fail("iteration " + i + " threw " + e + " for " + HexFormat.of().formatHex(mutated), e);
             }
         }
-    }
-
-    // -------------------------------------------------------------------------------------------------------
-    // Real archives
-
-    /**
-     * Archives of two hipcc objects, one with a long name, made by GNU ar (with its symbol table and long-name
-     * table) and by llvm-ar in BSD format: the members are the objects, byte for byte, and their bundles are read.
-     */
-    @Test
-    void readsArchivesOfHipccObjectsMadeByArAndLlvmAr() throws Exception {
-        HipCompiler hip = HipCompiler.require();
-        Map<String, String> env = System.getenv();
-        String hint = "apt-get install binutils llvm-19";
-        Path ar = RequiredTool.require(RequiredTool.findOnPath("ar", env), "ar", hint, env);
-        Path llvmAr = RequiredTool.require(llvmAr(env), "llvm-ar-19", hint, env);
-        Path first = hip.hipcc(dir, HipCompiler.KERNEL_SOURCE, "k.o", "-c", "--offload-arch=gfx90a");
-        Path second = Files.move(hip.hipcc(dir, HipCompiler.ASSERT_SOURCE, "checked.o", "-c",
-                "--offload-arch=gfx906"), dir.resolve(LONG_NAME));
-
-        HipCompiler.run(dir, List.of(ar.toString(), "rcs", "libgnu.a", "k.o", LONG_NAME));
-        HipCompiler.run(dir, List.of(llvmAr.toString(), "--format=bsd", "rcs", "libbsd.a", "k.o", LONG_NAME));
-        HipCompiler.run(dir, List.of(ar.toString(), "rcsT", "libthin.a", "k.o"));
-
-        for (String library : List.of("libgnu.a", "libbsd.a")) {
-            List<Member> members = ArArchive.read(ByteBuffer.wrap(Files.readAllBytes(dir.resolve(library))));
-
-            assertThat(members).as(library).extracting(Member::name).containsExactly("k.o", LONG_NAME);
-            assertThat(bytes(members.get(0).data())).isEqualTo(Files.readAllBytes(first));
-            assertThat(bytes(members.get(1).data())).isEqualTo(Files.readAllBytes(second));
-            List<String> targets = new ArrayList<>();
-            for (Member member : members) {
-                ByteBuffer fatbin = ElfFile.of(member.data()).section(".hip_fatbin").orElseThrow();
-                OffloadBundle.read(fatbin, Long.MAX_VALUE).deviceEntries().forEach(e -> targets.add(e.targetId()));
-            }
-            assertThat(targets).containsExactly("gfx90a", "gfx906");
-        }
-        assertThatThrownBy(() -> ArArchive.read(ByteBuffer.wrap(Files.readAllBytes(dir.resolve("libthin.a")))))
-                .isInstanceOf(ArArchiveFormatException.class)
-                .hasMessageContaining("thin archive");
-    }
-
-    private static Optional<Path> llvmAr(Map<String, String> env) {
-        Optional<Path> versioned = RequiredTool.findOnPath("llvm-ar-19", env);
-        return versioned.isPresent() ? versioned : RequiredTool.executable("/usr/lib/llvm-19/bin", "llvm-ar");
     }
 }

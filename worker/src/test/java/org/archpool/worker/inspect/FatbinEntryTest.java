@@ -50,13 +50,10 @@ class FatbinEntryTest {
                 .isFalse();
     }
 
-    @Test
-    void kindsMapFromTheirCodes() {
-        assertThat(Kind.ofCode(1)).isEqualTo(Kind.PTX);
-        assertThat(Kind.ofCode(2)).isEqualTo(Kind.CUBIN);
-        assertThat(Kind.ofCode(8)).isEqualTo(Kind.LTO_IR);
-        assertThat(Kind.ofCode(4)).isEqualTo(Kind.UNKNOWN);
-        assertThat(Kind.ofCode(-1)).isEqualTo(Kind.UNKNOWN);
+    @ParameterizedTest(name = "code {0} is {1}")
+    @CsvSource({"1, PTX", "2, CUBIN", "8, LTO_IR", "4, UNKNOWN", "-1, UNKNOWN"})
+    void kindsMapFromTheirCodes(int code, Kind kind) {
+        assertThat(Kind.ofCode(code)).isEqualTo(kind);
     }
 
     @Test

@@ -23,17 +23,19 @@ import org.archpool.worker.inspect.FatbinEntry.Variant;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@link GpuCodeInspector} on the CUDA fat binaries of binaries the real nvcc builds at test time. Skipped without
- * nvcc, failed without it when {@code CI=true} (see {@link RequiredTool}). No GPU is needed.
+ * nvcc, failed without it when {@code CI=true} (see {@link org.archpool.testing.RequiredTool}). No GPU is needed.
  *
  * <p>Assertions about what nvcc chooses to emit (how many blobs, which images an option expands to, what is
  * compressed) were measured with CUDA 13.0 and only run with a CUDA 13 nvcc; the architecture names asked for
  * explicitly are checked with any nvcc.
  */
+@Tag("process")
 class GpuCodeInspectorNvccTest {
 
     private static final String SM_90 = "-gencode=arch=compute_90,code=sm_90";

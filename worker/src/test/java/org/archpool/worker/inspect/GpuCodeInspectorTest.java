@@ -5,13 +5,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * Every container a GPU build produces, built with the real compilers, read through the one entry point the
  * worker and {@code archpool inspect} use.
  */
+@Tag("process")
 class GpuCodeInspectorTest {
 
     private final GpuCodeInspector inspector = new GpuCodeInspector();
@@ -123,12 +127,16 @@ class GpuCodeInspectorTest {
         assertThat(inspector.inspect(elf)).isEqualTo(GpuCode.NONE);
     }
 
-    @Test
-    void aCodeObjectAgreesWithItsBundleEntryWhenNoFeatureIsContradicted() {
-        assertThat(GpuCodeInspector.agrees("gfx90a", "gfx90a")).isTrue();
-        assertThat(GpuCodeInspector.agrees("gfx90a:xnack+", "gfx90a:sramecc+:xnack+")).isTrue();
-        assertThat(GpuCodeInspector.agrees("gfx90a", "gfx90a:xnack-")).isTrue();
-        assertThat(GpuCodeInspector.agrees("gfx90a:xnack+", "gfx90a:xnack-")).isFalse();
-        assertThat(GpuCodeInspector.agrees("gfx90a", "gfx942")).isFalse();
+    @ParameterizedTest(name = "bundle entry {0}, code object {1}: {2}")
+    @CsvSource({
+        "gfx90a,        gfx90a,                 true",
+        "gfx90a:xnack+, gfx90a:sramecc+:xnack+, true",
+        "gfx90a,        gfx90a:xnack-,          true",
+        "gfx90a:xnack+, gfx90a:xnack-,          false",
+        "gfx90a,        gfx942,                 false",
+    })
+    void aCodeObjectAgreesWithItsBundleEntryWhenNoFeatureIsContradicted(String entry, String codeObject,
+            boolean agrees) {
+        assertThat(GpuCodeInspector.agrees(entry, codeObject)).isEqualTo(agrees);
     }
 }

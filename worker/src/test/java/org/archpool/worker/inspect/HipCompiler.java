@@ -14,6 +14,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
+import org.archpool.testing.RequiredTool;
+
 /**
  * Test helper that compiles tiny HIP sources for AMD GPUs with real compilers, so tests read what they really emit.
  * No GPU is needed.

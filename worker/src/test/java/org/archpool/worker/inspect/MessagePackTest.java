@@ -8,6 +8,7 @@ import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -15,6 +16,7 @@ import java.util.Random;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /** {@link MessagePack} on hand-written documents, one per format family, and on broken and hostile ones. */
@@ -22,26 +24,30 @@ class MessagePackTest {
 
     // --- integers ---------------------------------------------------------------------------------------------
 
-    @Test
-    void positiveFixint() throws Exception {
-        assertThat(decode(0x00)).isEqualTo(0L);
-        assertThat(decode(0x2a)).isEqualTo(42L);
-        assertThat(decode(0x7f)).isEqualTo(127L);
-    }
-
-    @Test
-    void negativeFixint() throws Exception {
-        assertThat(decode(0xff)).isEqualTo(-1L);
-        assertThat(decode(0xe0)).isEqualTo(-32L);
-    }
-
-    @Test
-    void unsignedIntegers() throws Exception {
-        assertThat(decode(0xcc, 0xff)).isEqualTo(255L);
-        assertThat(decode(0xcd, 0xff, 0xfe)).isEqualTo(65534L);
-        assertThat(decode(0xce, 0xff, 0xff, 0xff, 0xfd)).isEqualTo(4294967293L);
-        assertThat(decode(0xcf, 0x7f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff)).isEqualTo(Long.MAX_VALUE);
-        assertThat(decode(0xcf, 0, 0, 0, 1, 0, 0, 0, 0)).isEqualTo(1L << 32);
+    @ParameterizedTest(name = "{0} is {1}")
+    @CsvSource({
+        // positive and negative fixint
+        "00, 0",
+        "2a, 42",
+        "7f, 127",
+        "ff, -1",
+        "e0, -32",
+        // uint 8, 16, 32 and 64
+        "cc ff, 255",
+        "cd ff fe, 65534",
+        "ce ff ff ff fd, 4294967293",
+        "cf 7f ff ff ff ff ff ff ff, 9223372036854775807",
+        "cf 00 00 00 01 00 00 00 00, 4294967296",
+        // int 8, 16, 32 and 64
+        "d0 80, -128",
+        "d0 7f, 127",
+        "d1 80 00, -32768",
+        "d2 80 00 00 00, -2147483648",
+        "d3 80 00 00 00 00 00 00 00, -9223372036854775808",
+        "d3 ff ff ff ff ff ff ff fe, -2",
+    })
+    void integers(String hex, long value) throws Exception {
+        assertThat(decode(HexFormat.ofDelimiter(" ").parseHex(hex))).isEqualTo(value);
     }
 
     @Test
@@ -49,16 +55,6 @@ class MessagePackTest {
         assertThatThrownBy(() -> decode(0xcf, 0x80, 0, 0, 0, 0, 0, 0, 0))
                 .isInstanceOf(AmdCodeObjectFormatException.class)
                 .hasMessageContaining("9223372036854775808").hasMessageContaining("offset 0");
-    }
-
-    @Test
-    void signedIntegers() throws Exception {
-        assertThat(decode(0xd0, 0x80)).isEqualTo(-128L);
-        assertThat(decode(0xd0, 0x7f)).isEqualTo(127L);
-        assertThat(decode(0xd1, 0x80, 0x00)).isEqualTo(-32768L);
-        assertThat(decode(0xd2, 0x80, 0, 0, 0)).isEqualTo((long) Integer.MIN_VALUE);
-        assertThat(decode(0xd3, 0x80, 0, 0, 0, 0, 0, 0, 0)).isEqualTo(Long.MIN_VALUE);
-        assertThat(decode(0xd3, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xfe)).isEqualTo(-2L);
     }
 
     // --- floats, nil, booleans --------------------------------------------------------------------------------

@@ -14,6 +14,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import org.archpool.testing.RequiredTool;
+
 /**
  * Test helper that compiles tiny CUDA sources with the real nvcc, so tests can read what nvcc really emits.
  *

@@ -16,12 +16,15 @@ import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Random;
+import java.util.stream.Stream;
 import java.util.zip.Deflater;
 
 import org.archpool.worker.inspect.OffloadBundle.Compression;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import io.airlift.compress.zstd.ZstdCompressor;
 import io.airlift.compress.zstd.ZstdOutputStream;
@@ -460,25 +463,40 @@ class OffloadBundleTest {
         }
     }
 
-    @Test
-    void rejectsHugeCountsOffsetsSizesAndIdLengthsWithoutAllocating() {
-        byte[] data = sample();
-        int first = 32; // the host entry's fields
-        long[][] cases = {
-            // {field offset, value}
-            {24, Long.MAX_VALUE}, {24, -1}, {24, 1L << 40}, {24, OffloadBundle.MAX_ENTRIES + 1}, {24, 5},
-            {first, Long.MAX_VALUE}, {first, -1}, {first + 8, Long.MAX_VALUE}, {first + 8, -1},
-            {first + 8, Long.MAX_VALUE - 4000}, {first + 16, Long.MAX_VALUE}, {first + 16, -1}, {first + 16, 0},
-            {first + 16, 1L << 31}, {first + 16, OffloadBundle.MAX_ID_LENGTH + 1}, {first + 16, data.length},
-        };
-        for (long[] c : cases) {
-            byte[] mutated = data.clone();
-            le(buffer(mutated)).putLong((int) c[0], c[1]);
-            for (byte[] bytes : List.of(mutated, compress(2, 0, mutated), compress(2, 1, mutated))) {
-                assertThatThrownBy(() -> OffloadBundle.read(buffer(bytes), ALL))
-                        .as("field at %d = %d", c[0], c[1])
-                        .isInstanceOf(OffloadBundleFormatException.class);
-            }
+    /** A field of the sample bundle's header or of its first (host) entry's fields, and a value it cannot have. */
+    static Stream<Arguments> hugeOrImpossibleFields() {
+        int count = 24;
+        int offset = 32;
+        int size = offset + 8;
+        int idLength = offset + 16;
+        return Stream.of(
+                Arguments.of("entry count", count, Long.MAX_VALUE),
+                Arguments.of("entry count", count, -1L),
+                Arguments.of("entry count", count, 1L << 40),
+                Arguments.of("entry count", count, OffloadBundle.MAX_ENTRIES + 1L),
+                Arguments.of("entry count", count, 5L), // one more than the sample has
+                Arguments.of("first entry's offset", offset, Long.MAX_VALUE),
+                Arguments.of("first entry's offset", offset, -1L),
+                Arguments.of("first entry's size", size, Long.MAX_VALUE),
+                Arguments.of("first entry's size", size, -1L),
+                Arguments.of("first entry's size", size, Long.MAX_VALUE - 4000),
+                Arguments.of("first entry's id length", idLength, Long.MAX_VALUE),
+                Arguments.of("first entry's id length", idLength, -1L),
+                Arguments.of("first entry's id length", idLength, 0L),
+                Arguments.of("first entry's id length", idLength, 1L << 31),
+                Arguments.of("first entry's id length", idLength, OffloadBundle.MAX_ID_LENGTH + 1L),
+                Arguments.of("first entry's id length", idLength, (long) sample().length));
+    }
+
+    @ParameterizedTest(name = "{0} = {2}")
+    @MethodSource("hugeOrImpossibleFields")
+    void rejectsHugeCountsOffsetsSizesAndIdLengthsWithoutAllocating(String field, int at, long value) {
+        byte[] mutated = sample();
+        le(buffer(mutated)).putLong(at, value);
+
+        for (byte[] bytes : List.of(mutated, compress(2, 0, mutated), compress(2, 1, mutated))) {
+            assertThatThrownBy(() -> OffloadBundle.read(buffer(bytes), ALL))
+                    .isInstanceOf(OffloadBundleFormatException.class);
         }
     }
 
@@ -531,26 +549,23 @@ class OffloadBundleTest {
     // -------------------------------------------------------------------------------------------------------
     // Compressed bundles
 
-    @Test
-    void readsEveryCompressedVersionWithBothMethods() throws Exception {
+    @ParameterizedTest(name = "version {0}, {2} (method {1})")
+    @CsvSource({"1, 0, ZLIB", "1, 1, ZSTD", "2, 0, ZLIB", "2, 1, ZSTD", "3, 0, ZLIB", "3, 1, ZSTD"})
+    void readsEveryCompressedVersionWithBothMethods(int version, int method, Compression compression)
+            throws Exception {
         byte[] data = sample();
         OffloadBundle plain = OffloadBundle.read(buffer(data), ALL);
+        byte[] bytes = compress(version, method, data);
 
-        for (int version = 1; version <= 3; version++) {
-            for (int method = 0; method <= 1; method++) {
-                byte[] bytes = compress(version, method, data);
+        OffloadBundle bundle = OffloadBundle.read(buffer(bytes), ALL);
 
-                OffloadBundle bundle = OffloadBundle.read(buffer(bytes), ALL);
-
-                assertThat(bundle.compression()).isEqualTo(method == 0 ? Compression.ZLIB : Compression.ZSTD);
-                assertThat(bundle.entries()).as("v%d method %d", version, method).isEqualTo(plain.entries());
-                ByteBuffer direct = ByteBuffer.allocateDirect(bytes.length).put(bytes).flip().asReadOnlyBuffer();
-                assertThat(OffloadBundle.read(direct, ALL).entries()).as("direct").isEqualTo(plain.entries());
-                for (OffloadBundleEntry entry : bundle.entries()) {
-                    assertThat(entry.code().isReadOnly()).isTrue();
-                    assertThat(entry.code().order()).isEqualTo(ByteOrder.LITTLE_ENDIAN);
-                }
-            }
+        assertThat(bundle.compression()).isEqualTo(compression);
+        assertThat(bundle.entries()).isEqualTo(plain.entries());
+        ByteBuffer direct = ByteBuffer.allocateDirect(bytes.length).put(bytes).flip().asReadOnlyBuffer();
+        assertThat(OffloadBundle.read(direct, ALL).entries()).as("direct").isEqualTo(plain.entries());
+        for (OffloadBundleEntry entry : bundle.entries()) {
+            assertThat(entry.code().isReadOnly()).isTrue();
+            assertThat(entry.code().order()).isEqualTo(ByteOrder.LITTLE_ENDIAN);
         }
     }
 
@@ -653,8 +668,8 @@ class OffloadBundleTest {
         }
     }
 
-    @Test
-    void rejectsUnknownVersionsAndMethodsAndImpossibleSizes() {
+    /** Compressed bundles with an impossible header field, and what the error says. */
+    static Stream<Arguments> impossibleCompressedHeaders() {
         byte[] data = sample();
         byte[] v4 = compress(2, 1, data);
         v4[4] = 4;
@@ -666,27 +681,25 @@ class OffloadBundleTest {
         le(buffer(tinyTotal)).putLong(8, 31);
         byte[] hugeTotal = compress(3, 1, data);
         le(buffer(hugeTotal)).putLong(8, -1);
-        byte[] tiny = ccob(2, 0, zlib(new byte[8]), 8, md5(new byte[8]));
         byte[] hugeV3 = compress(3, 0, data);
         le(buffer(hugeV3)).putLong(16, -1);
+        return Stream.of(
+                Arguments.of("unsupported version 4", v4),
+                Arguments.of("unknown compression method 2 (0 = zlib, 1 = zstd)", lz4),
+                Arguments.of("declares a total size of " + (total.length + 1) + " bytes", total),
+                Arguments.of("declares a total size of 31 bytes, outside 32..", tinyTotal),
+                Arguments.of("declares a total size of 18446744073709551615 bytes", hugeTotal),
+                Arguments.of("uncompressed size of 8 bytes, which cannot hold a bundle header",
+                        ccob(2, 0, zlib(new byte[8]), 8, md5(new byte[8]))),
+                Arguments.of("uncompressed size of 18446744073709551615 bytes", hugeV3));
+    }
 
-        assertThatThrownBy(() -> OffloadBundle.read(buffer(v4), ALL)).hasMessageContaining("unsupported version 4");
-        assertThatThrownBy(() -> OffloadBundle.read(buffer(lz4), ALL))
-                .hasMessageContaining("unknown compression method 2 (0 = zlib, 1 = zstd)");
-        assertThatThrownBy(() -> OffloadBundle.read(buffer(total), ALL))
-                .hasMessageContaining("declares a total size of " + (total.length + 1) + " bytes");
-        assertThatThrownBy(() -> OffloadBundle.read(buffer(tinyTotal), ALL))
-                .hasMessageContaining("declares a total size of 31 bytes, outside 32..");
-        assertThatThrownBy(() -> OffloadBundle.read(buffer(hugeTotal), ALL))
-                .hasMessageContaining("declares a total size of 18446744073709551615 bytes");
-        assertThatThrownBy(() -> OffloadBundle.read(buffer(tiny), ALL))
-                .hasMessageContaining("uncompressed size of 8 bytes, which cannot hold a bundle header");
-        assertThatThrownBy(() -> OffloadBundle.read(buffer(hugeV3), ALL))
-                .hasMessageContaining("uncompressed size of 18446744073709551615 bytes");
-        for (byte[] bytes : List.of(v4, lz4, total, tinyTotal, hugeTotal, tiny, hugeV3)) {
-            assertThatThrownBy(() -> OffloadBundle.read(buffer(bytes), ALL))
-                    .isInstanceOf(OffloadBundleFormatException.class);
-        }
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("impossibleCompressedHeaders")
+    void rejectsUnknownVersionsAndMethodsAndImpossibleSizes(String message, byte[] bytes) {
+        assertThatThrownBy(() -> OffloadBundle.read(buffer(bytes), ALL))
+                .isInstanceOf(OffloadBundleFormatException.class)
+                .hasMessageContaining(message);
     }
 
     /**

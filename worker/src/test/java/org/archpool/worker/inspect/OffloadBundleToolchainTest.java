@@ -23,6 +23,7 @@ import java.util.concurrent.TimeUnit;
 import org.archpool.worker.inspect.OffloadBundle.Compression;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -30,8 +31,9 @@ import org.junit.jupiter.api.io.TempDir;
  * {@link OffloadBundle} on what hipcc (clang 14) and clang++-19 really emit, each bundle cross-checked against
  * {@code clang-offload-bundler-19}: the same set of ids from {@code --list}, and for every entry the same bytes
  * from {@code --unbundle}. Skipped without the compilers, failed without them when {@code CI=true} (see
- * {@link HipCompiler} and {@link RequiredTool}). No GPU is needed.
+ * {@link HipCompiler} and {@link org.archpool.testing.RequiredTool}). No GPU is needed.
  */
+@Tag("process")
 class OffloadBundleToolchainTest {
 
     private static final String HIP_FATBIN = ".hip_fatbin";

@@ -2,23 +2,30 @@ package org.archpool.orchestrator.pool.slurm;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
 import org.archpool.orchestrator.pool.Worker;
 import org.archpool.orchestrator.pool.WorkerFailedException;
 import org.archpool.orchestrator.pool.WorkerFailure;
+import org.archpool.orchestrator.pool.WorkerHandshake;
 import org.archpool.orchestrator.pool.WorkerSpec;
 import org.archpool.worker.exec.ProcessTreeKiller;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -27,6 +34,7 @@ import org.junit.jupiter.api.io.TempDir;
  * one that starts workers skips its own options, sends the task's stderr where {@code --error} says, and runs
  * what follows them ({@code env ... java ...}), so a real worker JVM starts and speaks the protocol through it.
  */
+@Tag("process")
 class SlurmWorkerLauncherTest {
 
     /** Records its arguments beside itself, then runs the worker as srun would. */
@@ -127,7 +135,9 @@ class SlurmWorkerLauncherTest {
                 sleep 600
                 """);
         SlurmWorkerLauncher launcher = launcher(srun, Duration.ofSeconds(120));
+        AtomicReference<Thread> launching = new AtomicReference<>();
         CompletableFuture<Worker> launch = CompletableFuture.supplyAsync(() -> {
+            launching.set(Thread.currentThread());
             try {
                 return launcher.launch("w2");
             } catch (WorkerFailedException e) {
@@ -135,7 +145,8 @@ class SlurmWorkerLauncherTest {
             }
         });
         ProcessHandle fake = awaitPid(dir.resolve("srun.pid"), launch);
-        Thread.sleep(300); // the launch registers its srun right after starting it
+        await("the launch waits for the worker's hello").atMost(Duration.ofSeconds(10))
+                .until(() -> waitsForHello(launching.get()));
         List<ProcessHandle> tree = Stream.concat(Stream.of(fake), fake.descendants()).toList();
         try {
             long start = System.nanoTime();
@@ -158,17 +169,24 @@ class SlurmWorkerLauncherTest {
         }
     }
 
-    private static ProcessHandle awaitPid(Path pidFile, CompletableFuture<?> launch) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        while (System.nanoTime() < deadline && !launch.isDone()) {
-            if (Files.isRegularFile(pidFile)) {
-                String pid = Files.readString(pidFile).strip();
-                if (!pid.isEmpty()) {
-                    return ProcessHandle.of(Long.parseLong(pid)).orElseThrow();
-                }
-            }
-            Thread.sleep(20);
-        }
-        throw new AssertionError("the fake srun did not start; launch: " + launch);
+    private static ProcessHandle awaitPid(Path pidFile, CompletableFuture<?> launch) throws IOException {
+        await("the fake srun writes its pid").atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(20))
+                .until(() -> launch.isDone() || pid(pidFile).isPresent());
+        assertThat(pid(pidFile)).as("the fake srun's pid; the launch: %s", launch).isPresent();
+        return ProcessHandle.of(pid(pidFile).orElseThrow()).orElseThrow();
+    }
+
+    private static Optional<Long> pid(Path pidFile) throws IOException {
+        String pid = Files.isRegularFile(pidFile) ? Files.readString(pidFile).strip() : "";
+        return pid.isEmpty() ? Optional.empty() : Optional.of(Long.parseLong(pid));
+    }
+
+    /**
+     * Whether {@code thread} waits in {@link WorkerHandshake#await} for a worker's hello: a launch gets there only
+     * after it has registered the srun it started, which closing the launcher then cancels.
+     */
+    private static boolean waitsForHello(Thread thread) {
+        return thread != null && Arrays.stream(thread.getStackTrace()).anyMatch(frame ->
+                frame.getClassName().equals(WorkerHandshake.class.getName()) && frame.getMethodName().equals("await"));
     }
 }

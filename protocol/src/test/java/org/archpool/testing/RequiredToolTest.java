@@ -1,4 +1,4 @@
-package org.archpool.worker.inspect;
+package org.archpool.testing;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -42,7 +43,15 @@ class RequiredToolTest {
         assertThatThrownBy(() -> RequiredTool.require(Optional.empty(), "nvcc", "install CUDA", Map.of("CI", "true")))
                 .isInstanceOf(AssertionFailedError.class)
                 .hasMessageContaining("nvcc not found (install CUDA)")
-                .hasMessageContaining("CI=true");
+                .hasMessageContaining("CI=true")
+                .hasMessageContaining(".ci/run");
+    }
+
+    @Test
+    void aToolThatIsOnThePathIsFoundThere() {
+        RequiredTool.require("sh");
+        assertThat(RequiredTool.requireOneOf(List.of("no-such-tool-xyz", "sh"), "hint"))
+                .isEqualTo(RequiredTool.findOnPath("sh", System.getenv()).orElseThrow());
     }
 
     @Test
