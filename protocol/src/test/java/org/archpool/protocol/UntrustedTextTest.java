@@ -69,6 +69,11 @@ class UntrustedTextTest {
     }
 
     @Test
+    void aHugeValueMakesAShortQuote() {
+        assertThat(UntrustedText.quote("\u0000".repeat(10_000))).hasSizeLessThan(80 * 6 + 40);
+    }
+
+    @Test
     void nullIsNotQuoted() {
         assertThat(UntrustedText.quote(null)).isEqualTo("null");
         assertThat(UntrustedText.quote("null")).isEqualTo("\"null\"");
