@@ -84,7 +84,7 @@ class NvidiaSmiParserTest {
             assertThatThrownBy(() -> NvidiaSmiParser.parseQuery(line + "\n"))
                     .isInstanceOf(ProbeOutputException.class)
                     .hasMessage("nvidia-smi: compute capability not available ([N/A]): \"" + line + "\"")
-                    .extracting(e -> ((ProbeOutputException) e).offendingLine()).isEqualTo(line);
+                    .extracting(e -> ((ProbeOutputException) e).offendingLine()).isEqualTo("\"" + line + "\"");
         }
 
         @Test
@@ -136,7 +136,8 @@ class NvidiaSmiParserTest {
                     .isInstanceOf(ProbeOutputException.class)
                     .satisfies(e -> {
                         assertThat(((ProbeOutputException) e).offendingLine())
-                                .isEqualTo("x".repeat(ProbeOutputException.MAX_QUOTED_CHARS) + "...");
+                                .isEqualTo("\"" + "x".repeat(ProbeOutputException.MAX_QUOTED_CHARS)
+                                        + "\"... (5000 characters in all)");
                         assertThat(e.getMessage()).hasSizeLessThan(300);
                     });
         }
