@@ -12,6 +12,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.archpool.protocol.Platform;
+import org.archpool.protocol.UntrustedText;
 
 /**
  * Applies the coordinator's own device-visibility variables to the devices a probe tool reported, so that
@@ -95,7 +96,7 @@ import org.archpool.protocol.Platform;
  *       applied.</li>
  * </ol>
  *
- * <p>Values are never trusted: messages quote them with control and non-ASCII characters escaped, cut to
+ * <p>Values are never trusted: messages quote them with {@link UntrustedText#quote}, cut after
  * {@value #MAX_QUOTED_CHARS} characters.
  */
 public final class DeviceVisibility {
@@ -590,28 +591,9 @@ public final class DeviceVisibility {
         return variable + "=" + (bare ? value : quote(value));
     }
 
-    /**
-     * {@code text} in double quotes, safe to print: quotes and backslashes escaped, control and non-ASCII characters
-     * written as {@code \}{@code uXXXX}, cut after {@value #MAX_QUOTED_CHARS} characters with the full length noted.
-     */
-    static String quote(String text) {
-        StringBuilder sb = new StringBuilder("\"");
-        int n = Math.min(text.length(), MAX_QUOTED_CHARS);
-        for (int i = 0; i < n; i++) {
-            char c = text.charAt(i);
-            if (c == '"' || c == '\\') {
-                sb.append('\\').append(c);
-            } else if (c < 0x20 || c >= 0x7f) {
-                sb.append(String.format("\\u%04x", (int) c));
-            } else {
-                sb.append(c);
-            }
-        }
-        sb.append('"');
-        if (text.length() > MAX_QUOTED_CHARS) {
-            sb.insert(sb.length() - 1, "…").append(" (").append(text.length()).append(" characters)");
-        }
-        return sb.toString();
+    /** {@code text} as {@link UntrustedText#quote} quotes it, cut after {@value #MAX_QUOTED_CHARS} characters. */
+    private static String quote(String text) {
+        return UntrustedText.quote(text, MAX_QUOTED_CHARS);
     }
 
     /** {@code text} without the ASCII spaces and tabs around it (no other white space counts). */
