@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.charset.StandardCharsets;
+import java.util.function.BiFunction;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -42,22 +43,41 @@ class UntrustedTextTest {
         assertThat(UntrustedText.quote(text)).as("printable ASCII only").matches("[\\x20-\\x7e]*");
     }
 
-    static Stream<Arguments> cut() {
-        return Stream.of(
-                Arguments.of("x".repeat(80), 80, "\"" + "x".repeat(80) + "\""),
-                Arguments.of("x".repeat(81), 80, "\"" + "x".repeat(80) + "\"... (81 characters in all)"),
-                Arguments.of("abcdef", 3, "\"abc\"... (6 characters in all)"),
-                Arguments.of("a\nbc", 2, "\"a\\n\"... (4 characters in all)"),
-                // a cut never splits a surrogate pair
-                Arguments.of("ab\ud83d\ude00c", 3, "\"ab\"... (5 characters in all)"),
-                Arguments.of("ab\ud83d\ude00c", 4, "\"ab\\ud83d\\ude00\"... (5 characters in all)"),
-                Arguments.of("abc", 1, "\"a\"... (3 characters in all)"));
+    /** The two forms, which escape alike: {@link UntrustedText#quote} and {@link UntrustedText#printable}. */
+    enum Form {
+        QUOTE(UntrustedText::quote),
+        PRINTABLE(UntrustedText::printable);
+
+        final BiFunction<String, Integer, String> apply;
+
+        Form(BiFunction<String, Integer, String> apply) {
+            this.apply = apply;
+        }
     }
 
-    @ParameterizedTest
-    @MethodSource("cut")
-    void cutsAfterTheLimitAndNamesTheLength(String text, int max, String expected) {
-        assertThat(UntrustedText.quote(text, max)).isEqualTo(expected);
+    static Stream<Arguments> limited() {
+        return Stream.of(
+                Arguments.of(Form.QUOTE, "x".repeat(80), 80, "\"" + "x".repeat(80) + "\""),
+                Arguments.of(Form.QUOTE, "x".repeat(81), 80, "\"" + "x".repeat(80) + "\"... (81 characters in all)"),
+                Arguments.of(Form.QUOTE, "abcdef", 3, "\"abc\"... (6 characters in all)"),
+                Arguments.of(Form.QUOTE, "a\nbc", 2, "\"a\\n\"... (4 characters in all)"),
+                // a cut never splits a surrogate pair
+                Arguments.of(Form.QUOTE, "ab\ud83d\ude00c", 3, "\"ab\"... (5 characters in all)"),
+                Arguments.of(Form.QUOTE, "ab\ud83d\ude00c", 4, "\"ab\\ud83d\\ude00\"... (5 characters in all)"),
+                Arguments.of(Form.QUOTE, "abc", 1, "\"a\"... (3 characters in all)"),
+                // printable leaves quotes and backslashes as they are, and escapes the rest alike
+                Arguments.of(Form.PRINTABLE, "Duplicate field \"a\"", 300, "Duplicate field \"a\""),
+                Arguments.of(Form.PRINTABLE, "C:\\x", 300, "C:\\x"),
+                Arguments.of(Form.PRINTABLE, "bad \u001b[2J\u2028 value", 300, "bad \\u001b[2J\\u2028 value"),
+                Arguments.of(Form.PRINTABLE, "line one\nline two", 300, "line one\\nline two"),
+                Arguments.of(Form.PRINTABLE, "\u202Egf\u0445", 300, "\\u202egf\\u0445"),
+                Arguments.of(Form.PRINTABLE, "abcdef", 4, "abcd... (6 characters in all)"));
+    }
+
+    @ParameterizedTest(name = "[{index}] {0}")
+    @MethodSource("limited")
+    void escapesAndCutsAfterTheLimitNamingTheLength(Form form, String text, int max, String expected) {
+        assertThat(form.apply.apply(text, max)).isEqualTo(expected);
     }
 
     @Test
@@ -78,22 +98,6 @@ class UntrustedTextTest {
         assertThat(UntrustedText.quote(null)).isEqualTo("null");
         assertThat(UntrustedText.quote("null")).isEqualTo("\"null\"");
         assertThat(UntrustedText.printable(null, 10)).isEqualTo("null");
-    }
-
-    static Stream<Arguments> printable() {
-        return Stream.of(
-                Arguments.of("Duplicate field \"a\"", 300, "Duplicate field \"a\""),
-                Arguments.of("C:\\x", 300, "C:\\x"),
-                Arguments.of("bad \u001b[2J\u2028 value", 300, "bad \\u001b[2J\\u2028 value"),
-                Arguments.of("line one\nline two", 300, "line one\\nline two"),
-                Arguments.of("\u202Egf\u0445", 300, "\\u202egf\\u0445"),
-                Arguments.of("abcdef", 4, "abcd... (6 characters in all)"));
-    }
-
-    @ParameterizedTest
-    @MethodSource("printable")
-    void printableEscapesTheSameWithoutQuotes(String text, int max, String expected) {
-        assertThat(UntrustedText.printable(text, max)).isEqualTo(expected);
     }
 
     static Stream<Arguments> bytes() {
