@@ -122,6 +122,19 @@ class NvidiaSmiParserTest {
         }
 
         @Test
+        void valuesFromTheLineAreQuotedInTheProblemToo() {
+            // colour codes are removed before parsing; a lone ESC, a bell or a bidi override stay and are escaped
+            assertThatThrownBy(() -> NvidiaSmiParser.parseQuery("0, GPU-x, 9\u001b\u0007, NVIDIA H200\n"))
+                    .isInstanceOf(ProbeOutputException.class)
+                    .hasMessageStartingWith("nvidia-smi: compute capability \"9\\u001b\\u0007\" is not major.minor: ")
+                    .message().doesNotContain("\u001b").doesNotContain("\u0007");
+            assertThatThrownBy(() -> NvidiaSmiParser.parseQuery("\u202e0, GPU-x, 9.0, NVIDIA H200\n"))
+                    .isInstanceOf(ProbeOutputException.class)
+                    .hasMessageStartingWith("nvidia-smi: GPU index \"\\u202e0\" is not a number: ")
+                    .message().doesNotContain("\u202e");
+        }
+
+        @Test
         void duplicateIndex() {
             String text = Fixtures.read(H200_QUERY) + Fixtures.read(H200_QUERY);
             assertThatThrownBy(() -> NvidiaSmiParser.parseQuery(text))
