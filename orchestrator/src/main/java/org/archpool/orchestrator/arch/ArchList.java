@@ -1,5 +1,7 @@
 package org.archpool.orchestrator.arch;
 
+import static org.archpool.protocol.UntrustedText.quote;
+
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -53,13 +55,13 @@ public final class ArchList {
         Objects.requireNonNull(text, "text");
         List<String> tokens = ArchText.tokens(text);
         if (tokens.isEmpty()) {
-            throw new ArchSyntaxException("the architecture list " + ArchText.quote(text) + " is empty; name at least"
+            throw new ArchSyntaxException("the architecture list " + quote(text) + " is empty; name at least"
                     + " one, e.g. --arch " + (platform == Platform.HIP ? "gfx942" : "90"));
         }
         for (String token : tokens) {
             if (token.equalsIgnoreCase("native")) {
                 throw tokens.size() == 1 ? nativeRefused() : new ArchSyntaxException(nativeRefused().getMessage()
-                        + " It cannot be combined with other architectures (" + ArchText.quote(text) + ").");
+                        + " It cannot be combined with other architectures (" + quote(text) + ").");
             }
         }
         if (platform == Platform.CUDA) {
@@ -160,14 +162,14 @@ public final class ArchList {
             case HIP -> {
                 if (!HipArch.PROCESSOR.matcher(arch).matches() || arch.endsWith("-generic")) {
                     throw new IllegalArgumentException("a device reports its own processor (gfx942), never a generic"
-                            + " target or anything else: " + ArchText.quote(arch));
+                            + " target or anything else: " + quote(arch));
                 }
                 yield new HipArch(arch);
             }
             case CUDA -> {
                 if (!arch.matches("[1-9][0-9]{1,2}")) {
                     throw new IllegalArgumentException("a device's compute capability without its dot (90, 121): "
-                            + ArchText.quote(arch));
+                            + quote(arch));
                 }
                 yield new CudaSm(Integer.parseInt(arch));
             }
@@ -176,7 +178,7 @@ public final class ArchList {
 
     /** The refusal of {@code native} inside a list or where detection cannot stand in for it. */
     static ArchSyntaxException nativeRefused() {
-        return new ArchSyntaxException("'native' is not an architecture that archpool passes to builds: there it"
+        return new ArchSyntaxException("\"native\" is not an architecture that archpool passes to builds: there it"
                 + " would make CMake, nvcc or clang probe a GPU from inside every build (and silently pick a default"
                 + " where none is visible). archpool resolves native itself, once, through the coordinator's own"
                 + " detection: give --arch native alone, or leave --arch out. Otherwise name the architectures,"
@@ -189,9 +191,9 @@ public final class ArchList {
             int sm = Integer.parseInt(m.group(1)) * 10 + Integer.parseInt(m.group(2));
             if (CudaTargets.lookup(sm).isPresent()) {
                 String dotted = m.group(1) + "." + m.group(2);
-                throw new ArchSyntaxException(ArchText.quote(m.group()) + " looks like compute capability " + dotted
+                throw new ArchSyntaxException(quote(m.group()) + " looks like compute capability " + dotted
                         + " written with a decimal comma, but ',' separates list entries (so it reads as "
-                        + ArchText.quote(m.group(1)) + " and " + ArchText.quote(m.group(2)) + "). Did you mean "
+                        + quote(m.group(1)) + " and " + quote(m.group(2)) + "). Did you mean "
                         + dotted + " or " + sm + "? Fix: --arch " + sm + ".");
             }
         }
@@ -201,10 +203,10 @@ public final class ArchList {
         if (archs.size() > 1) {
             for (GpuArch arch : archs) {
                 if (arch instanceof CudaAll all) {
-                    throw new ArchSyntaxException("'" + all.cmakeName() + "' stands for a whole set of architectures"
+                    throw new ArchSyntaxException(quote(all.cmakeName()) + " stands for a whole set of architectures"
                             + " and cannot be combined with others (CMake refuses " + all.cmakeName() + ";90): give "
                             + "either " + all.cmakeName() + " alone or a list such as 80,90. The list was "
-                            + ArchText.quote(String.join(",", cmakeNames(archs))) + ".");
+                            + quote(String.join(",", cmakeNames(archs))) + ".");
                 }
             }
         }
@@ -213,7 +215,7 @@ public final class ArchList {
             if (arch instanceof HipArch hip) {
                 HipArch first = firstByProcessor.putIfAbsent(hip.processor(), hip);
                 if (first != null && !featureNames(first).equals(featureNames(hip))) {
-                    throw new ArchSyntaxException("'" + first.cmakeName() + "' and '" + hip.cmakeName() + "' cannot"
+                    throw new ArchSyntaxException(quote(first.cmakeName()) + " and " + quote(hip.cmakeName()) + " cannot"
                             + " be built together: for one processor, a target feature must be named in all of its"
                             + " entries or in none (clang: invalid offload arch combinations). Give one entry per"
                             + " processor, or name the same features in each, e.g. "

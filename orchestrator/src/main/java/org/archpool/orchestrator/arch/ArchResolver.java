@@ -1,5 +1,7 @@
 package org.archpool.orchestrator.arch;
 
+import static org.archpool.protocol.UntrustedText.quote;
+
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -178,7 +180,7 @@ public final class ArchResolver {
         }
         Platform guessed = ArchList.guessPlatform(text);
         if (guessed == null) {
-            throw new ArchSyntaxException("cannot tell the platform of " + flag + " " + ArchText.quote(text)
+            throw new ArchSyntaxException("cannot tell the platform of " + flag + " " + quote(text)
                     + ": gfx… names are HIP, compute capabilities such as 90 are CUDA; add --platform hip or --platform cuda");
         }
         return guessed;

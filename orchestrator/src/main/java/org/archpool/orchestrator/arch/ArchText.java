@@ -1,5 +1,7 @@
 package org.archpool.orchestrator.arch;
 
+import static org.archpool.protocol.UntrustedText.quote;
+
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -7,7 +9,8 @@ import java.util.Locale;
 /**
  * Architecture text as it arrives from {@code --arch}, {@code HIPARCHS} or {@code CUDAARCHS}: untrusted. Its
  * entries later reach CMake's argv, file names and environment variables, so everything here is checked
- * before any grammar looks at it, and it is quoted safely whenever a message repeats it.
+ * before any grammar looks at it, and a message that repeats it quotes it with
+ * {@link org.archpool.protocol.UntrustedText#quote}.
  *
  * <ul>
  *   <li>A list longer than {@value #MAX_LIST_CHARS} characters is refused whole, before it is split.</li>
@@ -27,48 +30,10 @@ public final class ArchText {
     public static final int MAX_LIST_CHARS = 4096;
     /** The longest single entry accepted; the longest real name ({@code gfx10-3-generic}...) is far shorter. */
     public static final int MAX_TOKEN_CHARS = 64;
-    /** How many characters of a value {@link #quote} repeats before it cuts the rest off. */
-    public static final int QUOTE_CHARS = 80;
 
     private static final String ALLOWED = "letters, digits and . _ : + -";
 
     private ArchText() {
-    }
-
-    /**
-     * {@code value} in single quotes, safe to print anywhere: printable ASCII as it is (with {@code '} and
-     * {@code \} escaped), {@code \n}, {@code \r}, {@code \t}, and every other character as <code>&#92;uXXXX</code>
-     * (so gfx942 with a Cyrillic U+0445 for its x shows as <code>'gf&#92;u0445942'</code>); cut after
-     * {@value #QUOTE_CHARS} characters, with the full length named.
-     */
-    public static String quote(String value) {
-        if (value == null) {
-            return "null";
-        }
-        StringBuilder out = new StringBuilder(Math.min(value.length(), QUOTE_CHARS) + 16).append('\'');
-        int shown = Math.min(value.length(), QUOTE_CHARS);
-        for (int i = 0; i < shown; i++) {
-            char c = value.charAt(i);
-            switch (c) {
-                case '\'' -> out.append("\\'");
-                case '\\' -> out.append("\\\\");
-                case '\n' -> out.append("\\n");
-                case '\r' -> out.append("\\r");
-                case '\t' -> out.append("\\t");
-                default -> {
-                    if (c >= 0x20 && c < 0x7f) {
-                        out.append(c);
-                    } else {
-                        out.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
-                    }
-                }
-            }
-        }
-        out.append('\'');
-        if (shown < value.length()) {
-            out.append("... (").append(value.length()).append(" characters in all)");
-        }
-        return out.toString();
     }
 
     /** Whether {@code c} separates list entries: {@code ,} {@code ;} space, tab, CR or LF. */

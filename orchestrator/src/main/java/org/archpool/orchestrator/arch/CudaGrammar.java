@@ -1,5 +1,7 @@
 package org.archpool.orchestrator.arch;
 
+import static org.archpool.protocol.UntrustedText.quote;
+
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -67,13 +69,13 @@ final class CudaGrammar {
         }
         CudaTargets.Entry entry = known.get();
         if (variant.equals("a") && !entry.archSpecific()) {
-            throw new ArchSyntaxException(ArchText.quote(token) + " asks for the arch-specific target " + sm + "a, but"
+            throw new ArchSyntaxException(quote(token) + " asks for the arch-specific target " + sm + "a, but"
                     + " compute capability " + entry.dotted() + " has none: 'a' targets exist for "
                     + variants(CudaTargets.Entry::archSpecific, "a") + renamed(entry, "a") + ". Fix: --arch "
                     + sm + code.suffix() + ".");
         }
         if (variant.equals("f") && !entry.familySpecific()) {
-            throw new ArchSyntaxException(ArchText.quote(token) + " asks for the family-specific target " + sm
+            throw new ArchSyntaxException(quote(token) + " asks for the family-specific target " + sm
                     + "f, but compute capability " + entry.dotted() + " has none: 'f' targets exist from 10.0 on, for "
                     + variants(CudaTargets.Entry::familySpecific, "f") + renamed(entry, "f") + ". Fix: --arch " + sm
                     + code.suffix() + (entry.archSpecific() ? " (or " + sm + "a" + code.suffix() + ")" : "") + ".");
@@ -152,7 +154,7 @@ final class CudaGrammar {
         if (fix == null) {
             fix = "--arch " + (suggestions.isEmpty() ? "90" : suggestions.get(0));
         }
-        return new ArchSyntaxException(ArchText.quote(token) + " is not a known CUDA architecture"
+        return new ArchSyntaxException(quote(token) + " is not a known CUDA architecture"
                 + (hint == null ? "" : ": " + hint) + "." + ArchSuggestions.didYouMean(suggestions) + " " + accepted()
                 + " Fix: " + fix + ".");
     }

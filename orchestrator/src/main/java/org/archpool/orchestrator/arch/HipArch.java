@@ -1,5 +1,7 @@
 package org.archpool.orchestrator.arch;
 
+import static org.archpool.protocol.UntrustedText.quote;
+
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -38,7 +40,7 @@ public record HipArch(String processor, List<String> features) implements GpuArc
         Objects.requireNonNull(features, "features");
         if (!PROCESSOR.matcher(processor).matches()) {
             throw new IllegalArgumentException("not an AMD processor name (gfx942, gfx11-generic): "
-                    + ArchText.quote(processor));
+                    + quote(processor));
         }
         Optional<AmdTargets.Entry> entry = AmdTargets.lookup(processor);
         List<String> sorted = new ArrayList<>(features.size());
@@ -46,7 +48,7 @@ public record HipArch(String processor, List<String> features) implements GpuArc
         for (String feature : features) {
             if (feature == null || !FEATURE.matcher(feature).matches()) {
                 throw new IllegalArgumentException("not a target-ID feature (sramecc+/-, xnack+/-): "
-                        + ArchText.quote(feature));
+                        + quote(feature));
             }
             String name = feature.substring(0, feature.length() - 1);
             if (!names.add(name)) {

@@ -1,5 +1,7 @@
 package org.archpool.orchestrator.arch;
 
+import static org.archpool.protocol.UntrustedText.quote;
+
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -38,7 +40,7 @@ final class HipGrammar {
         for (int i = 1; i < parts.length; i++) {
             String feature = parts[i];
             if (feature.isEmpty()) {
-                throw new ArchSyntaxException(ArchText.quote(token) + " has an empty target feature (a doubled or"
+                throw new ArchSyntaxException(quote(token) + " has an empty target feature (a doubled or"
                         + " trailing ':'). Write features as :sramecc+/- or :xnack+/-, e.g. "
                         + example(entry) + ". Fix: --arch " + example(entry));
             }
@@ -46,21 +48,21 @@ final class HipGrammar {
             boolean signed = sign == '+' || sign == '-';
             String name = signed ? feature.substring(0, feature.length() - 1) : feature;
             if (!FEATURES.contains(name)) {
-                throw new ArchSyntaxException(ArchText.quote(token) + " names the target feature "
-                        + ArchText.quote(feature) + ", but target IDs only carry sramecc and xnack (each followed by"
+                throw new ArchSyntaxException(quote(token) + " names the target feature "
+                        + quote(feature) + ", but target IDs only carry sramecc and xnack (each followed by"
                         + " + or -)" + featureHint(name) + ". Fix: --arch " + example(entry));
             }
             if (!signed) {
-                throw new ArchSyntaxException(ArchText.quote(token) + " names " + name + " without a sign: write "
+                throw new ArchSyntaxException(quote(token) + " names " + name + " without a sign: write "
                         + name + "+ (on) or " + name + "- (off), or leave it out to run in either mode. Fix: --arch "
                         + processor + ":" + name + "-");
             }
             if (!seen.add(name)) {
-                throw new ArchSyntaxException(ArchText.quote(token) + " names " + name + " more than once; a target"
+                throw new ArchSyntaxException(quote(token) + " names " + name + " more than once; a target"
                         + " ID gives each feature at most once. Fix: --arch " + processor + ":" + feature);
             }
             if (!entry.features().contains(name)) {
-                throw new ArchSyntaxException(ArchText.quote(token) + ": " + unsupported(entry, name));
+                throw new ArchSyntaxException(quote(token) + ": " + unsupported(entry, name));
             }
             features.add(feature);
         }
@@ -146,7 +148,7 @@ final class HipGrammar {
         } else {
             fix = "--arch " + withFeatures.get(0) + " (AMD) or " + otherPlatformFix + " (NVIDIA)";
         }
-        return new ArchSyntaxException(ArchText.quote(token) + " is not a known HIP architecture"
+        return new ArchSyntaxException(quote(token) + " is not a known HIP architecture"
                 + (hint == null ? "" : ": " + hint) + "." + ArchSuggestions.didYouMean(withFeatures) + " " + accepted()
                 + " Fix: " + fix + ".");
     }

@@ -1,5 +1,7 @@
 package org.archpool.orchestrator.arch;
 
+import static org.archpool.protocol.UntrustedText.quote;
+
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -119,7 +121,7 @@ public final class NvidiaSmiParser {
         if (columns.index() >= 0) {
             String value = fields[columns.index()].strip();
             if (!INDEX.matcher(value).matches()) {
-                throw new ProbeOutputException(TOOL, "GPU index '" + value + "' is not a number", line);
+                throw new ProbeOutputException(TOOL, "GPU index " + quote(value) + " is not a number", line);
             }
             index = Integer.parseInt(value);
         }
@@ -128,7 +130,7 @@ public final class NvidiaSmiParser {
         if (capability == null) {
             String problem = isPlaceholder(cc)
                     ? "compute capability not available (" + cc + ")"
-                    : "compute capability '" + cc + "' is not major.minor";
+                    : "compute capability " + quote(cc) + " is not major.minor";
             throw new ProbeOutputException(TOOL, problem, line);
         }
         String uuid = columns.uuid() >= 0 ? valueOrNull(fields[columns.uuid()]) : null;

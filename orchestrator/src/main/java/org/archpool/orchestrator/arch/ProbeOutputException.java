@@ -1,10 +1,11 @@
 package org.archpool.orchestrator.arch;
 
 import java.util.Objects;
+import org.archpool.protocol.UntrustedText;
 
 /**
  * A probe tool printed something its parser cannot read. The message names the tool, says what was wrong
- * and quotes the offending line (control characters escaped, cut to {@value #MAX_QUOTED_CHARS} characters),
+ * and quotes the offending line ({@link UntrustedText#quote}, cut after {@value #MAX_QUOTED_CHARS} characters),
  * so that it can be shown to a user as is.
  */
 public class ProbeOutputException extends Exception {
@@ -33,7 +34,7 @@ public class ProbeOutputException extends Exception {
         return tool;
     }
 
-    /** The offending line as quoted in the message (escaped and possibly cut), or {@code null}. */
+    /** The offending line as the message quotes it (in double quotes, escaped, possibly cut), or {@code null}. */
     public String offendingLine() {
         return offendingLine;
     }
@@ -43,27 +44,12 @@ public class ProbeOutputException extends Exception {
         Objects.requireNonNull(problem, "problem");
         StringBuilder sb = new StringBuilder(tool).append(": ").append(problem);
         if (offendingLine != null) {
-            sb.append(": \"").append(quote(offendingLine)).append('"');
+            sb.append(": ").append(quote(offendingLine));
         }
         return sb.toString();
     }
 
-    /** Escapes control characters and cuts the text to {@link #MAX_QUOTED_CHARS} characters plus "...". */
-    static String quote(String line) {
-        StringBuilder sb = new StringBuilder();
-        for (int i = 0; i < line.length(); i++) {
-            if (sb.length() >= MAX_QUOTED_CHARS) {
-                return sb.append("...").toString();
-            }
-            char c = line.charAt(i);
-            if (c == '"' || c == '\\') {
-                sb.append('\\').append(c);
-            } else if (c < 0x20 || c == 0x7f) {
-                sb.append(String.format("\\u%04x", (int) c));
-            } else {
-                sb.append(c);
-            }
-        }
-        return sb.toString();
+    private static String quote(String line) {
+        return UntrustedText.quote(line, MAX_QUOTED_CHARS);
     }
 }

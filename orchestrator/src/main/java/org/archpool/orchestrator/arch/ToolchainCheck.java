@@ -1,9 +1,5 @@
 package org.archpool.orchestrator.arch;
 
-import org.archpool.orchestrator.tool.ToolOutput;
-
-import org.archpool.orchestrator.tool.ToolRunner;
-
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -12,7 +8,10 @@ import java.util.Map;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.archpool.orchestrator.tool.ToolOutput;
+import org.archpool.orchestrator.tool.ToolRunner;
 import org.archpool.protocol.Platform;
+import org.archpool.worker.exec.Executables;
 
 /**
  * Asks the compiler, once and before any job starts, whether it can build each resolved architecture, so
@@ -117,12 +116,7 @@ public final class ToolchainCheck {
     }
 
     private boolean onPath(String program) {
-        for (String dir : environment.getOrDefault("PATH", "").split(":")) {
-            if (!dir.isEmpty() && java.nio.file.Files.isExecutable(java.nio.file.Path.of(dir, program))) {
-                return true;
-            }
-        }
-        return false;
+        return Executables.find(program, environment.get("PATH")).isPresent();
     }
 
     private static boolean ran(ToolOutput out) {

@@ -6,11 +6,11 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
-import org.archpool.orchestrator.tool.ToolOutput;
-import org.archpool.orchestrator.tool.ToolRunner;
 import org.archpool.orchestrator.pool.PoolMode;
 import org.archpool.orchestrator.pool.slurm.SlurmConfig;
 import org.archpool.orchestrator.pool.slurm.SrunArguments;
+import org.archpool.orchestrator.tool.ToolOutput;
+import org.archpool.orchestrator.tool.ToolRunner;
 import picocli.CommandLine.Option;
 
 /** Where workers run: on this machine, or as Slurm job steps. */

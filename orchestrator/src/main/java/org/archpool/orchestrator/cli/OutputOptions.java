@@ -2,8 +2,8 @@ package org.archpool.orchestrator.cli;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import org.archpool.orchestrator.report.ConsoleStyle;
 import org.archpool.orchestrator.report.ConsoleStyle.Verbosity;
+import org.archpool.orchestrator.report.ConsoleStyle;
 import picocli.CommandLine.Option;
 
 /** What {@code archpool build} writes besides the JSON report, and how much it prints. */

@@ -3,6 +3,7 @@ package org.archpool.orchestrator.manifest;
 import java.time.Duration;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.archpool.protocol.UntrustedText;
 
 /** Parses durations written {@code 90s}, {@code 10m}, {@code 1h30m}, {@code 500ms}; a bare number means seconds. */
 public final class Durations {
@@ -96,24 +97,8 @@ public final class Durations {
                 + MAX.toDays() + " days)");
     }
 
-    /** The user's text quoted for a message: at most 40 characters, control characters escaped. */
+    /** The user's text quoted for a message, at most 40 characters of it. */
     private static String shown(String text) {
-        if (text == null) {
-            return "''";
-        }
-        StringBuilder out = new StringBuilder("'");
-        text.codePoints().limit(40).forEach(cp -> {
-            if (Character.isISOControl(cp) || Character.getType(cp) == Character.FORMAT
-                    || Character.getType(cp) == Character.SURROGATE || cp == 0x2028 || cp == 0x2029) {
-                out.append(String.format("\\u%04x", cp));
-            } else {
-                out.appendCodePoint(cp);
-            }
-        });
-        out.append('\'');
-        if (text.codePointCount(0, text.length()) > 40) {
-            out.append("… (").append(text.length()).append(" characters)");
-        }
-        return out.toString();
+        return UntrustedText.quote(text == null ? "" : text, 40);
     }
 }

@@ -1,5 +1,8 @@
 package org.archpool.orchestrator.manifest;
 
+import static org.archpool.protocol.UntrustedText.printable;
+import static org.archpool.protocol.UntrustedText.quote;
+
 import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
@@ -114,45 +117,6 @@ public final class ManifestReader {
                 + (detail.contains("UTF-8") ? ". Save the file as UTF-8." : ". Fix the JSON syntax there."));
     }
 
-    /**
-     * {@code text} for a message: control, format and line-separator characters escaped, and at most {@code max}
-     * characters of it, so that one message stays one short paragraph whatever the input holds.
-     */
-    static String printable(String text, int max) {
-        if (text == null) {
-            return "";
-        }
-        StringBuilder out = new StringBuilder();
-        int shown = 0;
-        for (int i = 0; i < text.length() && shown < max; shown++) {
-            int cp = text.codePointAt(i);
-            i += Character.charCount(cp);
-            switch (cp) {
-                case '\n' -> out.append("\\n");
-                case '\r' -> out.append("\\r");
-                case '\t' -> out.append("\\t");
-                default -> {
-                    int type = Character.getType(cp);
-                    if (Character.isISOControl(cp) || type == Character.FORMAT || type == Character.SURROGATE
-                            || type == Character.LINE_SEPARATOR || type == Character.PARAGRAPH_SEPARATOR) {
-                        out.append(String.format("\\u%04x", cp));
-                    } else {
-                        out.appendCodePoint(cp);
-                    }
-                }
-            }
-        }
-        if (shown < text.codePointCount(0, text.length())) {
-            out.append("… (").append(text.length()).append(" characters in all)");
-        }
-        return out.toString();
-    }
-
-    /** A string of the user's, quoted and shortened for a message. */
-    static String quote(String text) {
-        return "'" + printable(text, 80) + "'";
-    }
-
     /** A JSON value of the user's, shortened for a message. */
     static String show(JsonNode value) {
         return printable(String.valueOf(value), 80);
@@ -185,7 +149,7 @@ public final class ManifestReader {
         for (int i = 0; i < jobs.size(); i++) {
             JobSpec spec = readJob(ctx, defaults, jobs.get(i), i);
             if (!ids.add(spec.id())) {
-                throw ctx.error("jobs[" + i + "] repeats the id '" + spec.id() + "'; job ids must be unique: rename one of them");
+                throw ctx.error("jobs[" + i + "] repeats the id " + quote(spec.id()) + "; job ids must be unique: rename one of them");
             }
             specs.add(spec);
         }
@@ -224,7 +188,7 @@ public final class ManifestReader {
         }
         String id = ctx.string(node, "id", where, true);
         if (id.equals(".") || id.equals("..")) {
-            throw ctx.error(where + " has the id '" + id + "', which is not allowed: an id names the job's build"
+            throw ctx.error(where + " has the id " + quote(id) + ", which is not allowed: an id names the job's build"
                     + " folder and log, so it must not be '.' or '..'");
         }
         if (!JobSpec.isValidId(id)) {
@@ -389,7 +353,7 @@ public final class ManifestReader {
 
         /** For a number or a boolean where text belongs: how to write it as text. */
         static String quoteHint(JsonNode v) {
-            return v.isNumber() || v.isBoolean() ? "; put it in double quotes: \"" + printable(v.asText(), 40) + "\"" : "";
+            return v.isNumber() || v.isBoolean() ? "; put it in double quotes: " + quote(v.asText(), 40) : "";
         }
 
         /**

@@ -2,8 +2,8 @@ package org.archpool.orchestrator.pool;
 
 import java.io.EOFException;
 import java.io.IOException;
-import java.util.concurrent.CompletableFuture;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;

@@ -2,8 +2,8 @@ package org.archpool.orchestrator.pool;
 
 import java.net.URISyntaxException;
 import java.nio.file.Files;
-import java.security.CodeSource;
 import java.nio.file.Path;
+import java.security.CodeSource;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -4,7 +4,6 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -16,6 +15,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.archpool.protocol.HiddenDevices;
+import org.archpool.worker.exec.Executables;
 import org.archpool.worker.exec.ProcessTreeKiller;
 import org.zeroturnaround.exec.ProcessExecutor;
 import org.zeroturnaround.exec.ProcessResult;
@@ -41,14 +41,15 @@ public final class ProcessToolRunner implements ToolRunner {
     public ToolOutput run(List<String> command, Duration timeout) {
         long start = clock.millis();
         String program = command.get(0);
-        Optional<Path> found = locate(program);
+        String path = environment.get("PATH");
+        Optional<Path> found = Executables.find(program, path);
         if (found.isEmpty()) {
-            return new ToolOutput(command, ToolOutput.Status.MISSING, null, "", "", 0,
-                    program + " is not on the PATH");
-        }
-        if (!Files.isExecutable(found.get())) {
-            return new ToolOutput(command, ToolOutput.Status.NOT_EXECUTABLE, null, "", "", 0,
-                    found.get() + " is not executable");
+            Optional<Path> notExecutable = Executables.findNotExecutable(program, path);
+            return notExecutable.isPresent()
+                    ? new ToolOutput(command, ToolOutput.Status.NOT_EXECUTABLE, null, "", "", 0,
+                            notExecutable.get() + " is not executable")
+                    : new ToolOutput(command, ToolOutput.Status.MISSING, null, "", "", 0,
+                            program + " is not on the PATH");
         }
         ByteArrayOutputStream stdout = new ByteArrayOutputStream();
         ByteArrayOutputStream stderr = new ByteArrayOutputStream();
@@ -98,24 +99,6 @@ public final class ProcessToolRunner implements ToolRunner {
         Map<String, String> env = new java.util.HashMap<>(environment);
         HiddenDevices.VARIABLES.forEach(v -> env.put(v, null));
         return env;
-    }
-
-    private Optional<Path> locate(String program) {
-        if (program.contains("/")) {
-            Path p = Path.of(program);
-            return Files.exists(p) ? Optional.of(p) : Optional.empty();
-        }
-        String path = environment.getOrDefault("PATH", "");
-        for (String dir : path.split(":")) {
-            if (dir.isEmpty()) {
-                continue;
-            }
-            Path candidate = Path.of(dir, program);
-            if (Files.isRegularFile(candidate)) {
-                return Optional.of(candidate);
-            }
-        }
-        return Optional.empty();
     }
 
     private static String text(ByteArrayOutputStream bytes) {

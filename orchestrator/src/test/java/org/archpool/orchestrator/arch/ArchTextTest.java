@@ -8,32 +8,6 @@ import org.junit.jupiter.api.Test;
 class ArchTextTest {
 
     @Test
-    void quotesPrintableAsciiAsItIs() {
-        assertThat(ArchText.quote("gfx942:xnack-")).isEqualTo("'gfx942:xnack-'");
-        assertThat(ArchText.quote("")).isEqualTo("''");
-        assertThat(ArchText.quote(null)).isEqualTo("null");
-    }
-
-    @Test
-    void escapesEverythingElse() {
-        assertThat(ArchText.quote("gf\u0445942")).isEqualTo("'gf\\u0445942'");
-        assertThat(ArchText.quote("\uff19\uff10")).isEqualTo("'\\uff19\\uff10'");
-        assertThat(ArchText.quote("a\u0000b")).isEqualTo("'a\\u0000b'");
-        assertThat(ArchText.quote("a\nb\rc\td")).isEqualTo("'a\\nb\\rc\\td'");
-        assertThat(ArchText.quote("it's")).isEqualTo("'it\\'s'");
-        assertThat(ArchText.quote("a\\b")).isEqualTo("'a\\\\b'");
-        assertThat(ArchText.quote("\u001b[31m\u007f")).isEqualTo("'\\u001b[31m\\u007f'");
-        assertThat(ArchText.quote("\ud83d\ude00")).isEqualTo("'\\ud83d\\ude00'");
-    }
-
-    @Test
-    void cutsLongValues() {
-        assertThat(ArchText.quote("x".repeat(80))).isEqualTo("'" + "x".repeat(80) + "'");
-        assertThat(ArchText.quote("x".repeat(81))).isEqualTo("'" + "x".repeat(80) + "'... (81 characters in all)");
-        assertThat(ArchText.quote("\u0000".repeat(10_000))).hasSizeLessThan(80 * 6 + 40);
-    }
-
-    @Test
     void splitsOnAsciiSeparatorsOnly() throws Exception {
         assertThat(ArchText.tokens(" a,b;c\td\ne\r\nf ,, ;")).containsExactly("a", "b", "c", "d", "e", "f");
         assertThat(ArchText.tokens("")).isEmpty();

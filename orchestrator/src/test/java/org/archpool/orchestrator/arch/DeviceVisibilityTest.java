@@ -222,7 +222,7 @@ class DeviceVisibilityTest {
                 row("spaces only: no device", cudaHost(H200, CVD, "   ")
                         .fails("CUDA_VISIBLE_DEVICES=\"   \" → none: it holds only white space")),
                 row("tab and newline only: no device", cudaHost(H200, CVD, "\t\n")
-                        .fails("CUDA_VISIBLE_DEVICES=\"\\u0009\\u000a\" → none: it holds only white space")),
+                        .fails("CUDA_VISIBLE_DEVICES=\"\\t\\n\" → none: it holds only white space")),
                 row("-1 (the usual way to hide GPUs): no device", cudaHost(H200, CVD, "-1")
                         .fails("CUDA_VISIBLE_DEVICES=-1 → none: entry 1 \"-1\" is not an index, a GPU-… UUID or a"
                                 + " MIG-… UUID, so the CUDA driver ignores it and everything after it")),
@@ -232,7 +232,7 @@ class DeviceVisibilityTest {
                 row("several indices, in the order given", cudaHost(QUADRO_X8, CVD, "2,0,5")
                         .selects(2, 0, 5).applied("CUDA_VISIBLE_DEVICES=2,0,5 → nvidia-smi devices 2, 0, 5")),
                 row("spaces and tabs around entries are dropped", cudaHost(QUADRO_X8, CVD, " 1 ,\t2")
-                        .selects(1, 2).applied("CUDA_VISIBLE_DEVICES=\" 1 ,\\u00092\" → nvidia-smi devices 1, 2")),
+                        .selects(1, 2).applied("CUDA_VISIBLE_DEVICES=\" 1 ,\\t2\" → nvidia-smi devices 1, 2")),
                 row("leading zeros", cudaHost(QUADRO_X8, CVD, "07").selects(7)),
                 row("the documented example 0,2,-1,1: devices 0 and 2", cudaHost(QUADRO_X8, CVD, "0,2,-1,1")
                         .selects(0, 2)
@@ -566,10 +566,10 @@ class DeviceVisibilityTest {
             String value = "0," + "x".repeat(10_000);
             VisibleDevices v = DeviceVisibility.apply(Platform.CUDA, QUADRO_X8, env(CVD, value), NOT_ASKED);
             assertThat(v.devices()).extracting(GpuDevice::index).containsExactly(0);
-            assertThat(v.applied()).hasSizeLessThan(200).contains("(10002 characters)");
+            assertThat(v.applied()).hasSizeLessThan(200).contains("(10002 characters in all)");
             assertThat(v.warnings()).singleElement().asString()
                     .hasSizeLessThan(600)
-                    .contains("entry 2 \"" + "x".repeat(100) + "…\" (10000 characters) is too long to be an index or"
+                    .contains("entry 2 \"" + "x".repeat(100) + "\"... (10000 characters in all) is too long to be an index or"
                             + " a UUID");
         }
 
@@ -615,15 +615,6 @@ class DeviceVisibilityTest {
             assertThat(v.warnings()).hasSize(2).allMatch(DeviceVisibilityTest::printable);
             assertThat(v.warnings().get(0)).contains("\\u0000\\u0001").contains("\\u007f\\u2028\\\"\\\\\"");
             assertThat(v.warnings().get(1)).startsWith("GPU_DEVICE_ORDINAL=\"\\u0007\" is not applied");
-        }
-
-        @Test
-        void quoteEscapesAndCuts() {
-            assertThat(DeviceVisibility.quote("")).isEqualTo("\"\"");
-            assertThat(DeviceVisibility.quote("a\"b\\c\td\u00e9")).isEqualTo("\"a\\\"b\\\\c\\u0009d\\u00e9\"");
-            assertThat(DeviceVisibility.quote("x".repeat(100))).isEqualTo("\"" + "x".repeat(100) + "\"");
-            assertThat(DeviceVisibility.quote("y".repeat(101)))
-                    .isEqualTo("\"" + "y".repeat(100) + "…\" (101 characters)");
         }
     }
 

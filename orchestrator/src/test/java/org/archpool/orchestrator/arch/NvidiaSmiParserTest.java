@@ -84,7 +84,7 @@ class NvidiaSmiParserTest {
             assertThatThrownBy(() -> NvidiaSmiParser.parseQuery(line + "\n"))
                     .isInstanceOf(ProbeOutputException.class)
                     .hasMessage("nvidia-smi: compute capability not available ([N/A]): \"" + line + "\"")
-                    .extracting(e -> ((ProbeOutputException) e).offendingLine()).isEqualTo(line);
+                    .extracting(e -> ((ProbeOutputException) e).offendingLine()).isEqualTo("\"" + line + "\"");
         }
 
         @Test
@@ -122,6 +122,19 @@ class NvidiaSmiParserTest {
         }
 
         @Test
+        void valuesFromTheLineAreQuotedInTheProblemToo() {
+            // colour codes are removed before parsing; a lone ESC, a bell or a bidi override stay and are escaped
+            assertThatThrownBy(() -> NvidiaSmiParser.parseQuery("0, GPU-x, 9\u001b\u0007, NVIDIA H200\n"))
+                    .isInstanceOf(ProbeOutputException.class)
+                    .hasMessageStartingWith("nvidia-smi: compute capability \"9\\u001b\\u0007\" is not major.minor: ")
+                    .message().doesNotContain("\u001b").doesNotContain("\u0007");
+            assertThatThrownBy(() -> NvidiaSmiParser.parseQuery("\u202e0, GPU-x, 9.0, NVIDIA H200\n"))
+                    .isInstanceOf(ProbeOutputException.class)
+                    .hasMessageStartingWith("nvidia-smi: GPU index \"\\u202e0\" is not a number: ")
+                    .message().doesNotContain("\u202e");
+        }
+
+        @Test
         void duplicateIndex() {
             String text = Fixtures.read(H200_QUERY) + Fixtures.read(H200_QUERY);
             assertThatThrownBy(() -> NvidiaSmiParser.parseQuery(text))
@@ -136,7 +149,8 @@ class NvidiaSmiParserTest {
                     .isInstanceOf(ProbeOutputException.class)
                     .satisfies(e -> {
                         assertThat(((ProbeOutputException) e).offendingLine())
-                                .isEqualTo("x".repeat(ProbeOutputException.MAX_QUOTED_CHARS) + "...");
+                                .isEqualTo("\"" + "x".repeat(ProbeOutputException.MAX_QUOTED_CHARS)
+                                        + "\"... (5000 characters in all)");
                         assertThat(e.getMessage()).hasSizeLessThan(300);
                     });
         }

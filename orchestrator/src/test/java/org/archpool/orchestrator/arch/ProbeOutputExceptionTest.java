@@ -11,7 +11,7 @@ class ProbeOutputExceptionTest {
         ProbeOutputException e = new ProbeOutputException("nvidia-smi", "bad", "0, x");
         assertThat(e).hasMessage("nvidia-smi: bad: \"0, x\"");
         assertThat(e.tool()).isEqualTo("nvidia-smi");
-        assertThat(e.offendingLine()).isEqualTo("0, x");
+        assertThat(e.offendingLine()).isEqualTo("\"0, x\"");
     }
 
     @Test
@@ -24,10 +24,10 @@ class ProbeOutputExceptionTest {
     @Test
     void controlCharactersAndQuotesAreEscapedAndLongLinesCut() {
         assertThat(new ProbeOutputException("t", "p", "a\u001B[0m\"b\\").offendingLine())
-                .isEqualTo("a\\u001b[0m\\\"b\\\\");
+                .isEqualTo("\"a\\u001b[0m\\\"b\\\\\"");
         assertThat(new ProbeOutputException("t", "p", "y".repeat(201)).offendingLine())
-                .isEqualTo("y".repeat(200) + "...");
+                .isEqualTo("\"" + "y".repeat(200) + "\"... (201 characters in all)");
         assertThat(new ProbeOutputException("t", "p", "y".repeat(200)).offendingLine())
-                .isEqualTo("y".repeat(200));
+                .isEqualTo("\"" + "y".repeat(200) + "\"");
     }
 }

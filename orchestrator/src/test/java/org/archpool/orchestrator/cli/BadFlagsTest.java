@@ -49,9 +49,9 @@ class BadFlagsTest {
                 flags("build MANIFEST --jobs=0", "-j/--jobs must be at least 1 (got 0)"),
                 flags("build MANIFEST -j abc", "--jobs", "'abc' is not an int"),
                 flags("build MANIFEST -j", "--jobs"),
-                flags("build MANIFEST --timeout -5s", "--timeout", "'-5s' is not a positive duration", "90s"),
-                flags("build MANIFEST --timeout banana", "--timeout", "'banana' is not a duration", "1h30m"),
-                flags("build MANIFEST --timeout 0", "--timeout", "'0' is not a positive duration"),
+                flags("build MANIFEST --timeout -5s", "--timeout", "\"-5s\" is not a positive duration", "90s"),
+                flags("build MANIFEST --timeout banana", "--timeout", "\"banana\" is not a duration", "1h30m"),
+                flags("build MANIFEST --timeout 0", "--timeout", "\"0\" is not a positive duration"),
                 // found by the fuzzer: this overflowed a long inside the converter
                 flags("build MANIFEST --timeout 99999999999999999999h", "--timeout", "is longer than"),
                 flags("build MANIFEST --probe-timeout 0s", "--probe-timeout", "not a positive duration"),

@@ -23,9 +23,9 @@ import org.archpool.orchestrator.manifest.ManifestException;
 import org.archpool.orchestrator.manifest.ManifestReader;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The corpus of bad manifests ({@code src/test/resources/bad-manifests}, one file per mistake): each one is refused
@@ -73,20 +73,20 @@ class BadManifestCorpusTest {
         expect("jobs-not-array.json", "\"jobs\" must be an array of job objects");
         expect("empty-jobs.json", "\"jobs\" is empty; add at least one job");
         expect("defaults-not-object.json", "\"defaults\" must be an object such as");
-        expect("defaults-zero-timeout.json", "defaults: \"timeout\" '0' is not a positive duration", "90s");
+        expect("defaults-zero-timeout.json", "defaults: \"timeout\" \"0\" is not a positive duration", "90s");
         expect("reserved-arch-define-in-defaults.json", "job 'vector_add'", "CMAKE_HIP_ARCHITECTURES", "--arch");
         // ids: the index until the id is known
         expect("job-not-object.json", "jobs[1] must be an object with \"id\" and \"kind\"");
         expect("missing-id.json", "jobs[1]: \"id\" is missing");
         expect("id-not-string.json", "jobs[1]: \"id\" must be a string, not 7", "double quotes");
-        expect("ill-formed-id.json", "jobs[1] has the id 'vector add', which is not allowed", "A-Z a-z 0-9 . _ -");
-        expect("id-too-long.json", "jobs[1] has the id 'kkkk", "(129 characters in all)", "1 to 128 characters");
-        expect("dot-dot-id.json", "jobs[1] has the id '..'", "must not be '.' or '..'");
-        expect("escape-sequence-in-id.json", "jobs[1] has the id '\\u001b[31mred'");
-        expect("duplicate-id.json", "jobs[2] repeats the id 'vector_add'", "rename one");
+        expect("ill-formed-id.json", "jobs[1] has the id \"vector add\", which is not allowed", "A-Z a-z 0-9 . _ -");
+        expect("id-too-long.json", "jobs[1] has the id \"kkkk", "(129 characters in all)", "1 to 128 characters");
+        expect("dot-dot-id.json", "jobs[1] has the id \"..\"", "must not be '.' or '..'");
+        expect("escape-sequence-in-id.json", "jobs[1] has the id \"\\u001b[31mred\"");
+        expect("duplicate-id.json", "jobs[2] repeats the id \"vector_add\"", "rename one");
         // jobs: the id
         expect("missing-kind.json", "job 'vector_add': \"kind\" is missing");
-        expect("unknown-kind.json", "job 'vector_add' has the unknown kind 'make'", "\"cmake\" or \"command\"");
+        expect("unknown-kind.json", "job 'vector_add' has the unknown kind \"make\"", "\"cmake\" or \"command\"");
         expect("missing-source-dir.json", "job 'vector_add': sourceDir", "no-such-dir is not a folder", "fix the path");
         expect("source-dir-not-given.json", "job 'vector_add': \"sourceDir\" is missing");
         expect("source-dir-without-cmakelists.json", "job 'vector_add': sourceDir", "empty-src has no CMakeLists.txt");
@@ -98,15 +98,15 @@ class BadManifestCorpusTest {
         expect("argv-nul-character.json", "job 'direct': \"argv\"[2] holds a NUL character", "remove it");
         expect("unpaired-surrogate.json", "job 'direct': \"argv\"[2] holds an unpaired surrogate (\\ud800)");
         expect("env-value-object.json", "job 'direct': \"env\".CC must be a string, number or boolean");
-        expect("define-name-with-equals.json", "job 'vector_add': \"defines\" has the name 'A=B'", "NAME");
+        expect("define-name-with-equals.json", "job 'vector_add': \"defines\" has the name \"A=B\"", "NAME");
         expect("reserved-arch-define.json", "job 'vector_add'", "CMAKE_CUDA_ARCHITECTURES", "remove it", "--arch");
-        expect("zero-timeout.json", "job 'vector_add': \"timeout\" '0s' is not a positive duration", "90s");
-        expect("negative-timeout.json", "job 'vector_add': \"timeout\" '-5s' is not a positive duration");
-        expect("negative-timeout-number.json", "job 'vector_add': \"timeout\" '-5' is not a positive duration");
-        expect("bad-duration.json", "job 'vector_add': \"timeout\" '10 minutes' is not a duration", "1h30m");
+        expect("zero-timeout.json", "job 'vector_add': \"timeout\" \"0s\" is not a positive duration", "90s");
+        expect("negative-timeout.json", "job 'vector_add': \"timeout\" \"-5s\" is not a positive duration");
+        expect("negative-timeout-number.json", "job 'vector_add': \"timeout\" \"-5\" is not a positive duration");
+        expect("bad-duration.json", "job 'vector_add': \"timeout\" \"10 minutes\" is not a duration", "1h30m");
         expect("timeout-not-a-duration.json", "job 'vector_add': \"timeout\" must be a duration", "not [90]");
         // found by the fuzzer: the duration overflowed a long and an ArithmeticException escaped
-        expect("huge-timeout.json", "job 'vector_add': \"timeout\" '99999999999999999999h1h' is longer than");
+        expect("huge-timeout.json", "job 'vector_add': \"timeout\" \"99999999999999999999h1h\" is longer than");
     }
 
     @TempDir

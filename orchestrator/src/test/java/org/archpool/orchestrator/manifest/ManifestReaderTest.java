@@ -76,16 +76,16 @@ class ManifestReaderTest {
         rejects("{\"version\": 2, \"jobs\": []}", "reads version 1 only");
         rejects("{\"version\": 1}", "\"jobs\" must be an array");
         rejects("{\"version\": 1, \"jobs\": []}", "\"jobs\" is empty");
-        rejects("{\"version\": 1, \"jobs\": [{\"id\": \"a b\", \"kind\": \"cmake\"}]}", "jobs[0]", "'a b'");
+        rejects("{\"version\": 1, \"jobs\": [{\"id\": \"a b\", \"kind\": \"cmake\"}]}", "jobs[0]", "\"a b\"");
         rejects("{\"version\": 1, \"jobs\": [{\"id\": \"" + "x".repeat(129) + "\", \"kind\": \"cmake\"}]}", "not allowed");
-        rejects("{\"version\": 1, \"jobs\": [{\"id\": \"a\", \"kind\": \"make\"}]}", "unknown kind 'make'");
+        rejects("{\"version\": 1, \"jobs\": [{\"id\": \"a\", \"kind\": \"make\"}]}", "unknown kind \"make\"");
         rejects("{\"version\": 1, \"jobs\": [{\"id\": \"a\"}]}", "job 'a'", "\"kind\" is missing");
         rejects("{\"version\": 1, \"jobs\": [{\"id\": \"a\", \"kind\": \"cmake\", \"sourceDir\": \"nope\"}]}",
                 "is not a folder");
         rejects("{\"version\": 1, \"jobs\": [{\"id\": \"a\", \"kind\": \"cmake\", \"sourceDir\": \"empty\"}]}",
                 "has no CMakeLists.txt");
         rejects("{\"version\": 1, \"jobs\": [{\"id\": \"a\", \"kind\": \"cmake\", \"sourceDir\": \"proj\"},"
-                + "{\"id\": \"a\", \"kind\": \"command\", \"argv\": [\"true\"]}]}", "repeats the id 'a'");
+                + "{\"id\": \"a\", \"kind\": \"command\", \"argv\": [\"true\"]}]}", "repeats the id \"a\"");
         rejects("{\"version\": 1, \"jobs\": [{\"id\": \"a\", \"kind\": \"cmake\", \"sourceDir\": \"proj\","
                 + "\"defines\": {\"CMAKE_CUDA_ARCHITECTURES\": \"75\"}}]}", "CMAKE_CUDA_ARCHITECTURES", "--arch");
         rejects("{\"version\": 1, \"jobs\": [{\"id\": \"a\", \"kind\": \"command\", \"argv\": []}]}", "\"argv\"");

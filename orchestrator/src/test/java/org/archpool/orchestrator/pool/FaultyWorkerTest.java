@@ -53,7 +53,7 @@ class FaultyWorkerTest {
 
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', value = {
-        "garbage-worker      | protocol error: not JSON: \"garbage\\x01\\x02{not json\"",
+        "garbage-worker      | protocol error: not JSON: \"garbage\\u0001\\u0002{not json\"",
         "wrong-id-worker     | a result for request someone-else#1, which is not the one in flight",
         "oversize-worker     | line longer than 4194304 bytes",
         "unknown-type-worker | unknown or missing message type",

@@ -170,7 +170,7 @@ class MessageCodecTest {
             garbage[i] = (byte) (i % 7 == 0 ? 1 : 'x');
         }
         String preview = ProtocolException.preview(garbage, garbage.length);
-        assertThat(preview).contains("\\x01").contains("1000 bytes in all");
-        assertThat(preview.length()).isLessThan(ProtocolException.PREVIEW_BYTES * 4 + 40);
+        assertThat(preview).contains("\\u0001").contains("1000 bytes in all");
+        assertThat(preview.length()).isLessThan(ProtocolException.PREVIEW_BYTES * 6 + 40);
     }
 }

@@ -42,8 +42,8 @@ import org.junit.jupiter.api.Test;
 class ProtocolFuzzTest {
 
     static final long SEED = FuzzRun.seed(0x5EED_A4C4_0002L);
-    /** Problem (≤ 500) + preview (≤ 200 bytes, each at most 4 chars escaped) + the suffix. */
-    static final int MAX_MESSAGE_CHARS = 2048;
+    /** Problem (≤ 300 characters, each at most 6 escaped) + preview (≤ 200 bytes, each at most 6) + the suffixes. */
+    static final int MAX_MESSAGE_CHARS = 3072;
 
     private final MessageCodec codec = new MessageCodec();
 

@@ -42,7 +42,7 @@ class ProtocolHardeningTest {
                 + "\"logPath\":\"/l\",\"job\":{\"kind\":\"command\",\"id\":\"a\",\"argv\":[\"x\"],\"cwd\":\"/\"},"
                 + "\"target\":{\"platform\":\"\\u001b[2J\\u2028\",\"archs\":[\"90\"]}}");
         assertThat(e.getMessage()).doesNotContain("\u001b").doesNotContain("\u2028")
-                .contains("unknown platform '\\x1b[2J\\u2028'");
+                .contains("unknown platform '\\u001b[2J\\u2028'");
         assertThat(refusal("{\"type\":\"cancel\",\u2029\"requestId\":1}").offendingPreview()).contains("\\u2029");
     }
 
@@ -50,7 +50,7 @@ class ProtocolHardeningTest {
     void thePreviewShowsTheBytesThatAreNotUtf8() {
         // was: every invalid byte showed as \xfd (the low byte of U+FFFD)
         byte[] line = {'{', (byte) 0xff, 'a', (byte) 0xc3, (byte) 0xa9, (byte) 0xe2, (byte) 0x82, '}'};
-        assertThat(refusal(line).offendingPreview()).isEqualTo("\"{\\xffaé\\xe2\\x82}\"");
+        assertThat(refusal(line).offendingPreview()).isEqualTo("\"{\\xffa\\u00e9\\xe2\\x82}\"");
     }
 
     @Test

@@ -1,6 +1,5 @@
 package org.archpool.worker.exec;
 
-import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -65,26 +64,5 @@ public final class ProcessGroups {
             }
         }
         ProcessTreeKiller.kill(leader);
-    }
-
-    /**
-     * Where {@code program} would be found: itself when it names a path, else the first executable of that
-     * name on {@code path}.
-     */
-    public static Optional<Path> locate(String program, String path) {
-        if (program.contains("/")) {
-            Path p = Path.of(program);
-            return Files.isExecutable(p) && !Files.isDirectory(p) ? Optional.of(p) : Optional.empty();
-        }
-        for (String dir : (path == null ? "" : path).split(File.pathSeparator)) {
-            if (dir.isEmpty()) {
-                continue;
-            }
-            Path candidate = Path.of(dir, program);
-            if (Files.isExecutable(candidate) && !Files.isDirectory(candidate)) {
-                return Optional.of(candidate);
-            }
-        }
-        return Optional.empty();
     }
 }

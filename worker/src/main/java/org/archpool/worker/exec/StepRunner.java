@@ -66,7 +66,7 @@ public final class StepRunner {
         }
         String program = step.argv().get(0);
         String path = step.env().getOrDefault("PATH", System.getenv("PATH"));
-        if (ProcessGroups.locate(program, path).isEmpty()) {
+        if (Executables.find(program, path).isEmpty()) {
             return new StepResult(StepResult.Ending.NOT_STARTED, null, clock.millis() - start,
                     "could not start " + program + ": " + (program.contains("/") ? "no executable file there"
                             : "not found on the worker's PATH") + " (is it installed?)");
