@@ -12,6 +12,7 @@ import java.util.function.BiFunction;
 import java.util.stream.Stream;
 import org.archpool.orchestrator.tool.ProcessToolRunner;
 import org.archpool.orchestrator.tool.ToolRunner;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -21,6 +22,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * Every way a probe tool can fail, with real executables on a PATH of the test's own: each becomes its own
  * diagnostic, none an exception, none a device.
  */
+@Tag("process")
 class ProbeFailureMatrixTest {
 
     @TempDir

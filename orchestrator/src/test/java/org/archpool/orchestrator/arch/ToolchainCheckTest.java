@@ -11,10 +11,12 @@ import java.util.Map;
 import org.archpool.orchestrator.tool.ProcessToolRunner;
 import org.archpool.protocol.Platform;
 import org.archpool.testing.RequiredTool;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The real compilers say which targets they build: nvcc lists them, clang refuses unknown ones in a dry run. */
+@Tag("process")
 class ToolchainCheckTest {
 
     private static ToolchainCheck check(Map<String, String> env) {

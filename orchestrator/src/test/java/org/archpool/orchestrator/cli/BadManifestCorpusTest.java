@@ -22,6 +22,7 @@ import org.archpool.orchestrator.manifest.Manifest;
 import org.archpool.orchestrator.manifest.ManifestException;
 import org.archpool.orchestrator.manifest.ManifestReader;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -214,6 +215,7 @@ class BadManifestCorpusTest {
 
     /** The control: the same manifest without its mistake does run the canary, so the corpus runs would see it. */
     @Test
+    @Tag("process")
     void theCanaryRunsWhenTheManifestIsGood() throws Exception {
         Path file = dir.resolve("good.json");
         Files.writeString(file, "{\"version\": 1, \"jobs\": [{\"id\": \"canary\", \"kind\": \"command\","

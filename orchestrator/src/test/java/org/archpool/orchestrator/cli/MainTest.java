@@ -9,10 +9,15 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Every mistake a user can make on the command line: one clear paragraph, an exit code, no stack trace. */
+/**
+ * Every mistake a user can make on the command line: one clear paragraph, an exit code, no stack trace. Runs the
+ * CLI in this JVM: a build starts worker JVMs while it resolves, and resolution runs the probe tools.
+ */
+@Tag("process")
 class MainTest {
 
     @TempDir

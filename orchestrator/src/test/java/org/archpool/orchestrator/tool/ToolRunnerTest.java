@@ -9,10 +9,12 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Real executables on a PATH of the test's own: each way a probe tool can misbehave is told apart. */
+@Tag("process")
 class ToolRunnerTest {
 
     @TempDir

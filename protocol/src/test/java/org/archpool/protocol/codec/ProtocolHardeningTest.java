@@ -29,7 +29,7 @@ class ProtocolHardeningTest {
     @Test
     void aProblemThatQuotesAHugeValueIsCutShort() {
         // was: the whole 100,000-character platform in the message
-        ProtocolException e = refusal("{\"type\":\"build\",\"requestId\":\"r\",\"timeoutMs\":0,\"buildParallelism\":1,"
+        ProtocolException e = refusal("{\"type\":\"build\",\"requestId\":\"r\",\"timeoutMs\":0,"
                 + "\"logPath\":\"/l\",\"job\":{\"kind\":\"command\",\"id\":\"a\",\"argv\":[\"x\"],\"cwd\":\"/\"},"
                 + "\"target\":{\"platform\":\"" + "q".repeat(100_000) + "\",\"archs\":[\"90\"]}}");
         assertThat(e.getMessage()).contains("unknown platform 'qqq").contains("characters in all").hasSizeLessThan(1200);
@@ -38,7 +38,7 @@ class ProtocolHardeningTest {
     @Test
     void controlCharactersFromTheLineNeverReachTheMessageRaw() {
         // was: an escape sequence from a worker's line went to the coordinator's terminal as is
-        ProtocolException e = refusal("{\"type\":\"build\",\"requestId\":\"r\",\"timeoutMs\":0,\"buildParallelism\":1,"
+        ProtocolException e = refusal("{\"type\":\"build\",\"requestId\":\"r\",\"timeoutMs\":0,"
                 + "\"logPath\":\"/l\",\"job\":{\"kind\":\"command\",\"id\":\"a\",\"argv\":[\"x\"],\"cwd\":\"/\"},"
                 + "\"target\":{\"platform\":\"\\u001b[2J\\u2028\",\"archs\":[\"90\"]}}");
         assertThat(e.getMessage()).doesNotContain("\u001b").doesNotContain("\u2028")

@@ -1,5 +1,6 @@
 package org.archpool.worker.inspect;
 
+import static org.archpool.protocol.UntrustedText.quote;
 import static org.archpool.worker.inspect.Bytes.startsWith;
 
 import java.nio.ByteBuffer;
@@ -129,7 +130,7 @@ public final class ArArchive {
             long size = parseSize(d, pos);
             int dataStart = pos + HEADER_SIZE;
             if (!Bytes.inBounds(dataStart, size, end)) {
-                throw new ArArchiveFormatException("member '" + printable(rawName.trim()) + "' at offset " + pos
+                throw new ArArchiveFormatException("member " + quote(rawName.trim()) + " at offset " + pos
                         + " claims " + size + " bytes, but only " + (end - dataStart) + " are left");
             }
             int dataEnd = dataStart + (int) size;
@@ -173,8 +174,8 @@ public final class ArArchive {
     private static String longName(ByteBuffer table, String name, int headerOffset) throws ArArchiveFormatException {
         String digits = name.substring(1);
         if (digits.isEmpty() || !digits.chars().allMatch(c -> c >= '0' && c <= '9')) {
-            throw new ArArchiveFormatException("member at offset " + headerOffset + " has an unknown special name '"
-                    + printable(name) + "'");
+            throw new ArArchiveFormatException("member at offset " + headerOffset + " has an unknown special name "
+                    + quote(name));
         }
         if (table == null) {
             throw new ArArchiveFormatException("member at offset " + headerOffset + " refers to long name " + name
@@ -214,9 +215,8 @@ public final class ArArchive {
                 inPadding = true;
             } else {
                 throw new ArArchiveFormatException("member header at offset " + headerOffset
-                        + " has an invalid size field '"
-                        + printable(Bytes.string(d, headerOffset + SIZE_OFFSET, SIZE_SIZE, StandardCharsets.ISO_8859_1))
-                        + "'");
+                        + " has an invalid size field "
+                        + quote(Bytes.string(d, headerOffset + SIZE_OFFSET, SIZE_SIZE, StandardCharsets.ISO_8859_1)));
             }
         }
         return size;
@@ -225,8 +225,8 @@ public final class ArArchive {
     /** Parses a decimal number that must fit an int. */
     private static int parseDecimal(String digits, int headerOffset, String what) throws ArArchiveFormatException {
         if (digits.isEmpty() || digits.length() > 9 || !digits.chars().allMatch(c -> c >= '0' && c <= '9')) {
-            throw new ArArchiveFormatException("member at offset " + headerOffset + " has an invalid " + what + " '"
-                    + printable(digits) + "'");
+            throw new ArArchiveFormatException("member at offset " + headerOffset + " has an invalid " + what + " "
+                    + quote(digits));
         }
         return Integer.parseInt(digits);
     }
@@ -239,9 +239,4 @@ public final class ArArchive {
         return s.substring(0, end);
     }
 
-    private static String printable(String s) {
-        StringBuilder out = new StringBuilder(s.length());
-        s.chars().forEach(c -> out.append(c < ' ' || c > '~' ? '?' : (char) c));
-        return out.toString();
-    }
 }

@@ -1,5 +1,7 @@
 package org.archpool.worker.inspect;
 
+import static org.archpool.protocol.UntrustedText.quote;
+
 import java.nio.ByteBuffer;
 import java.util.Objects;
 
@@ -171,14 +173,6 @@ public record OffloadBundleEntry(String id, String kind, String triple, String t
     }
 
     private static OffloadBundleFormatException invalidId(String id, String why) {
-        StringBuilder printable = new StringBuilder(Math.min(id.length(), 200));
-        for (int i = 0; i < id.length() && i < 200; i++) {
-            char c = id.charAt(i);
-            printable.append(c < ' ' || c > '~' ? '?' : c);
-        }
-        if (id.length() > 200) {
-            printable.append("...");
-        }
-        return new OffloadBundleFormatException("invalid offload bundle entry id '" + printable + "': " + why);
+        return new OffloadBundleFormatException("invalid offload bundle entry id " + quote(id, 200) + ": " + why);
     }
 }

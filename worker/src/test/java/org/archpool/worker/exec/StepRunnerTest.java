@@ -14,9 +14,11 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import org.archpool.protocol.Phase;
 import org.archpool.protocol.Step;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+@Tag("process")
 class StepRunnerTest {
 
     private final Clock clock = Clock.systemUTC();

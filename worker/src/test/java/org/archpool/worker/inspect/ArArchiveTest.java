@@ -199,10 +199,10 @@ class ArArchiveTest {
                         new Archive().member("//", ascii("a/\n\n")).member("/4", new byte[2]).build()),
                 Arguments.of("which is empty",
                         new Archive().member("//", ascii("/\n")).member("/0", new byte[2]).build()),
-                Arguments.of("unknown special name '/x'", new Archive().member("/x", new byte[2]).build()),
+                Arguments.of("unknown special name \"/x\"", new Archive().member("/x", new byte[2]).build()),
                 Arguments.of("BSD name of 9 bytes, longer than its 4",
                         new Archive().member("#1/9", new byte[4]).build()),
-                Arguments.of("invalid BSD name length 'abc'", new Archive().member("#1/abc", new byte[4]).build()),
+                Arguments.of("invalid BSD name length \"abc\"", new Archive().member("#1/abc", new byte[4]).build()),
                 Arguments.of("member at offset 68 has an empty name",
                         new Archive().member("/", new byte[0]).member("", new byte[2]).build()),
                 Arguments.of("member at offset 8 has an empty name",
@@ -219,12 +219,12 @@ class ArArchiveTest {
 
     /** A member {@code a.o} of {@code dataLength} bytes, padded or not, whose header's size field is wrong. */
     @ParameterizedTest(name = "size field \"{0}\" for {1} bytes: {3}")
-    @CsvSource(delimiter = '|', quoteCharacter = '"', value = {
-        "x          | 0 | true  | invalid size field 'x",
-        "\" 1\"       | 1 | true  | invalid size field ' 1",
-        "1 2        | 1 | true  | invalid size field '1 2",
-        "-1         | 0 | true  | invalid size field '-1",
-        "\"\"         | 0 | true  | invalid size field '          '",
+    @CsvSource(delimiter = '|', quoteCharacter = '\'', value = {
+        "x          | 0 | true  | invalid size field \"x",
+        "' 1'       | 1 | true  | invalid size field \" 1",
+        "1 2        | 1 | true  | invalid size field \"1 2",
+        "-1         | 0 | true  | invalid size field \"-1",
+        "''         | 0 | true  | 'invalid size field \"          \"'",
         "9999999999 | 4 | true  | claims 9999999999 bytes",
         "5          | 4 | false | claims 5 bytes, but only 4",
     })
