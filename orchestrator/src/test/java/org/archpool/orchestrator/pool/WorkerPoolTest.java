@@ -41,8 +41,12 @@ class WorkerPoolTest {
         }
     }
 
-    /** A worker that does nothing; only its identity matters here. */
-    record IdleWorker(String id, long pid) implements Worker {
+    /** A worker that does nothing; only its identity matters here, and how often it was closed. */
+    record IdleWorker(String id, long pid, AtomicInteger closes) implements Worker {
+        IdleWorker(String id, long pid) {
+            this(id, pid, new AtomicInteger());
+        }
+
         @Override
         public CompletableFuture<BuildResult> execute(BuildRequest request, Consumer<Phase> progress) {
             return new CompletableFuture<>();
@@ -59,6 +63,7 @@ class WorkerPoolTest {
 
         @Override
         public void close() {
+            closes.incrementAndGet();
         }
     }
 
@@ -177,7 +182,7 @@ class WorkerPoolTest {
                     Thread.currentThread().interrupt();
                     throw new WorkerFailedException(WorkerFailure.SHUTDOWN, "interrupted");
                 }
-                return new CountingWorker(workerId, closed);
+                return new IdleWorker(workerId, 5, closed);
             }
 
             @Override
@@ -193,33 +198,6 @@ class WorkerPoolTest {
         release.countDown();
         closing.get(10, TimeUnit.SECONDS);
         assertThat(closed).as("the worker that finished starting after close() began").hasValue(1);
-    }
-
-    /** A worker that counts its closes. */
-    private record CountingWorker(String id, AtomicInteger closes) implements Worker {
-        @Override
-        public long pid() {
-            return 5;
-        }
-
-        @Override
-        public CompletableFuture<BuildResult> execute(BuildRequest request, Consumer<Phase> progress) {
-            return new CompletableFuture<>();
-        }
-
-        @Override
-        public void cancel(String requestId) {
-        }
-
-        @Override
-        public WorkerState state() {
-            return WorkerState.IDLE;
-        }
-
-        @Override
-        public void close() {
-            closes.incrementAndGet();
-        }
     }
 
     @Test
