@@ -3,49 +3,61 @@ package org.archpool.orchestrator.arch;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.util.Locale;
 import java.util.stream.Stream;
 import org.archpool.protocol.Platform;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 class CudaArchTest {
 
-    static Stream<CudaTargets.Entry> capabilities() {
-        return CudaTargets.all().stream();
+    /**
+     * Every known capability in every spelling, with and without each variant, as (spelling, CMake name, dotted
+     * capability): those whose variant the table lists when {@code listed}, the others otherwise.
+     */
+    static Stream<Arguments> spellings(boolean listed) {
+        return CudaTargets.all().stream().flatMap(cc -> Stream.of("", "a", "f")
+                .filter(v -> listed == (v.isEmpty() || (v.equals("a") ? cc.archSpecific() : cc.familySpecific())))
+                .flatMap(v -> {
+                    String n = cc.sm() + v;
+                    String dotted = cc.dotted();
+                    return Stream.of(
+                            Arguments.of(n, n, dotted),
+                            Arguments.of(n + "-real", n + "-real", dotted),
+                            Arguments.of(n + "-virtual", n + "-virtual", dotted),
+                            Arguments.of("sm_" + n, n + "-real", dotted),
+                            Arguments.of("compute_" + n, n + "-virtual", dotted),
+                            Arguments.of(dotted + v, n, dotted),
+                            Arguments.of(("sm_" + n).toUpperCase(Locale.ROOT), n + "-real", dotted));
+                }));
     }
 
-    /** Every known capability, in every spelling, with and without each variant: accepted exactly where listed. */
-    @ParameterizedTest(name = "{0}")
-    @MethodSource("capabilities")
-    void parsesEveryKnownCapabilityInEverySpelling(CudaTargets.Entry cc) throws Exception {
-        String n = Integer.toString(cc.sm());
-        String dotted = cc.dotted();
-        for (String v : new String[] {"", "a", "f"}) {
-            boolean listed = v.isEmpty() || (v.equals("a") ? cc.archSpecific() : cc.familySpecific());
-            String[][] spellings = {
-                    {n + v, n + v},
-                    {n + v + "-real", n + v + "-real"},
-                    {n + v + "-virtual", n + v + "-virtual"},
-                    {"sm_" + n + v, n + v + "-real"},
-                    {"compute_" + n + v, n + v + "-virtual"},
-                    {dotted + v, n + v},
-                    {("sm_" + n + v).toUpperCase(java.util.Locale.ROOT), n + v + "-real"},
-            };
-            for (String[] s : spellings) {
-                if (listed) {
-                    CudaArch arch = CudaArch.parse(s[0]);
-                    assertThat(arch.cmakeName()).as(s[0]).isEqualTo(s[1]);
-                    assertThat(arch.isKnown()).isTrue();
-                    assertThat(arch.platform()).isEqualTo(Platform.CUDA);
-                    assertThat(((CudaSm) arch).capability().toString()).isEqualTo(dotted);
-                } else {
-                    assertThatThrownBy(() -> CudaArch.parse(s[0])).as(s[0]).isInstanceOf(ArchSyntaxException.class)
-                            .hasMessageContaining("compute capability " + dotted + " has none");
-                }
-            }
-        }
+    static Stream<Arguments> listedSpellings() {
+        return spellings(true);
+    }
+
+    @ParameterizedTest(name = "{0} -> {1}")
+    @MethodSource("listedSpellings")
+    void parsesEveryKnownCapabilityInEverySpelling(String spelling, String cmakeName, String dotted) throws Exception {
+        CudaArch arch = CudaArch.parse(spelling);
+        assertThat(arch.cmakeName()).isEqualTo(cmakeName);
+        assertThat(arch.isKnown()).isTrue();
+        assertThat(arch.platform()).isEqualTo(Platform.CUDA);
+        assertThat(((CudaSm) arch).capability().toString()).isEqualTo(dotted);
+    }
+
+    static Stream<Arguments> unlistedSpellings() {
+        return spellings(false);
+    }
+
+    @ParameterizedTest(name = "{0}: compute capability {2} has none")
+    @MethodSource("unlistedSpellings")
+    void refusesAVariantTheCapabilityLacksInEverySpelling(String spelling, String cmakeName, String dotted) {
+        assertThatThrownBy(() -> CudaArch.parse(spelling)).isInstanceOf(ArchSyntaxException.class)
+                .hasMessageContaining("compute capability " + dotted + " has none");
     }
 
     @Test
@@ -67,11 +79,10 @@ class CudaArchTest {
         assertThat(CudaArch.parse("sm_90a").toString()).isEqualTo("90a-real");
     }
 
-    @Test
-    void keepsCapabilitiesThatNewCudaDroppedBecauseTheGrammarIsNotTheToolchain() throws Exception {
-        for (String old : new String[] {"50", "52", "53", "60", "61", "62", "70", "72", "sm_70", "7.0"}) {
-            assertThat(CudaArch.parse(old).isKnown()).as(old).isTrue();
-        }
+    @ParameterizedTest(name = "{0} is known")
+    @ValueSource(strings = {"50", "52", "53", "60", "61", "62", "70", "72", "sm_70", "7.0"})
+    void keepsCapabilitiesThatNewCudaDroppedBecauseTheGrammarIsNotTheToolchain(String old) throws Exception {
+        assertThat(CudaArch.parse(old).isKnown()).isTrue();
     }
 
     @Test

@@ -5,12 +5,15 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.archpool.protocol.Platform;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -33,40 +36,52 @@ class HipArchTest {
         assertThat(GpuArch.parse(Platform.HIP, target.name())).isEqualTo(arch);
     }
 
-    /** Every combination of features and signs, on every known target: accepted exactly where the table says. */
-    @ParameterizedTest(name = "{0}")
-    @MethodSource("targets")
-    void acceptsExactlyTheFeaturesTheTargetHas(AmdTargets.Entry target) throws Exception {
-        List<List<String>> combinations = new ArrayList<>();
-        for (String s : Arrays.asList(null, "sramecc+", "sramecc-")) {
-            for (String x : Arrays.asList(null, "xnack+", "xnack-")) {
-                List<String> features = new ArrayList<>();
-                if (s != null) {
-                    features.add(s);
-                }
-                if (x != null) {
-                    features.add(x);
-                }
-                combinations.add(features);
-            }
-        }
-        for (List<String> features : combinations) {
-            boolean supported = features.stream()
-                    .allMatch(f -> target.features().contains(f.substring(0, f.length() - 1)));
-            String canonical = features.isEmpty() ? target.name() : target.name() + ":" + String.join(":", features);
-            List<String> reversed = new ArrayList<>(features);
-            java.util.Collections.reverse(reversed);
-            String written = reversed.isEmpty() ? target.name() : target.name() + ":" + String.join(":", reversed);
-            if (supported) {
-                assertThat(HipArch.parse(written).cmakeName()).isEqualTo(canonical);
-                assertThat(new HipArch(target.name(), reversed).cmakeName()).isEqualTo(canonical);
-            } else {
-                assertThatThrownBy(() -> HipArch.parse(written)).isInstanceOf(ArchSyntaxException.class)
-                        .hasMessageContaining(target.name() + " has ");
-                assertThatThrownBy(() -> new HipArch(target.name(), reversed))
-                        .isInstanceOf(IllegalArgumentException.class);
-            }
-        }
+    /**
+     * Every combination of features and signs on every known target, as (written in reverse canonical order,
+     * canonical name, processor, features as written): those the table gives the target when {@code supported},
+     * the others otherwise.
+     */
+    static Stream<Arguments> featureCombinations(boolean supported) {
+        return AmdTargets.all().stream().flatMap(target -> Stream.of("", "sramecc+", "sramecc-")
+                .flatMap(s -> Stream.of("", "xnack+", "xnack-")
+                        .map(x -> Stream.of(s, x).filter(f -> !f.isEmpty()).toList()))
+                .filter(features -> supported == features.stream()
+                        .allMatch(f -> target.features().contains(f.substring(0, f.length() - 1))))
+                .map(features -> {
+                    List<String> reversed = new ArrayList<>(features);
+                    Collections.reverse(reversed);
+                    return Arguments.of(targetId(target.name(), reversed), targetId(target.name(), features),
+                            target.name(), reversed);
+                }));
+    }
+
+    static String targetId(String processor, List<String> features) {
+        return Stream.concat(Stream.of(processor), features.stream()).collect(Collectors.joining(":"));
+    }
+
+    static Stream<Arguments> supportedFeatures() {
+        return featureCombinations(true);
+    }
+
+    @ParameterizedTest(name = "{0} -> {1}")
+    @MethodSource("supportedFeatures")
+    void acceptsEveryCombinationOfTheFeaturesTheTargetHas(String written, String canonical, String processor,
+                                                          List<String> features) throws Exception {
+        assertThat(HipArch.parse(written).cmakeName()).isEqualTo(canonical);
+        assertThat(new HipArch(processor, features).cmakeName()).isEqualTo(canonical);
+    }
+
+    static Stream<Arguments> unsupportedFeatures() {
+        return featureCombinations(false);
+    }
+
+    @ParameterizedTest(name = "{0} is refused")
+    @MethodSource("unsupportedFeatures")
+    void refusesEveryCombinationWithAFeatureTheTargetLacks(String written, String canonical, String processor,
+                                                            List<String> features) {
+        assertThatThrownBy(() -> HipArch.parse(written)).isInstanceOf(ArchSyntaxException.class)
+                .hasMessageContaining(processor + " has ");
+        assertThatThrownBy(() -> new HipArch(processor, features)).isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test
@@ -104,15 +119,20 @@ class HipArchTest {
         assertThatThrownBy(() -> new HipArch(processor)).isInstanceOf(IllegalArgumentException.class);
     }
 
+    static Stream<List<String>> malformedFeatures() {
+        return Stream.of(List.of("xnack"), List.of("XNACK-"), List.of("xnack+", "xnack-"), List.of("xnack-", "xnack-"),
+                List.of("wavefrontsize64+"), List.of(":xnack-"), List.of(""), List.of("xnack\u2212"),
+                Arrays.asList((String) null));
+    }
+
+    @ParameterizedTest(name = "[{index}] gfx942 with {0}")
+    @MethodSource("malformedFeatures")
+    void refusesMalformedOrRepeatedFeatures(List<String> features) {
+        assertThatThrownBy(() -> new HipArch("gfx942", features)).isInstanceOf(IllegalArgumentException.class);
+    }
+
     @Test
-    void refusesMalformedOrRepeatedFeatures() {
-        for (List<String> features : List.of(List.of("xnack"), List.of("XNACK-"), List.of("xnack+", "xnack-"),
-                List.of("xnack-", "xnack-"), List.of("wavefrontsize64+"), List.of(":xnack-"), List.of(""),
-                List.of("xnack\u2212"))) {
-            assertThatThrownBy(() -> new HipArch("gfx942", features)).isInstanceOf(IllegalArgumentException.class);
-        }
-        assertThatThrownBy(() -> new HipArch("gfx942", Arrays.asList((String) null)))
-                .isInstanceOf(IllegalArgumentException.class);
+    void refusesANullProcessorOrFeatureList() {
         assertThatThrownBy(() -> new HipArch(null, List.of())).isInstanceOf(NullPointerException.class);
         assertThatThrownBy(() -> new HipArch("gfx942", null)).isInstanceOf(NullPointerException.class);
     }
