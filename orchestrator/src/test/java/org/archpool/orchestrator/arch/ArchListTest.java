@@ -4,11 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
-import java.util.Arrays;
 import java.util.List;
 import java.util.stream.Stream;
 import org.archpool.protocol.Platform;
 import org.archpool.protocol.UntrustedText;
+import org.junit.jupiter.api.Named;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -26,6 +26,12 @@ class ArchListTest {
         assertThat(e.getMessage()).as("printable ASCII only").matches("[\\x20-\\x7e]+");
         assertThat(e.getMessage().length()).as("bounded length").isLessThan(1600);
         return e.getMessage();
+    }
+
+    /** Each of {@code cases} on every platform, the platform first. */
+    static Stream<Arguments> onEveryPlatform(Arguments... cases) {
+        return Stream.of(Platform.values()).flatMap(p -> Stream.of(cases)
+                .map(c -> Arguments.of(Stream.concat(Stream.of(p), Stream.of(c.get())).toArray())));
     }
 
     // ---------------------------------------------------------------- valid input -> canonical output
@@ -265,25 +271,46 @@ class ArchListTest {
         assertThat(error(platform, text)).contains("is empty", "name at least one", "--arch");
     }
 
-    @Test
-    void refusesNativeBecauseDetectionResolvesIt() {
-        for (Platform p : Platform.values()) {
-            for (String text : List.of("native", "NATIVE", " Native ;")) {
-                assertThat(error(p, text)).contains("\"native\"", "detection", "--arch native alone");
-            }
-            assertThat(error(p, p == Platform.HIP ? "gfx942,native" : "90 native"))
-                    .contains("\"native\"", "cannot be combined with other architectures");
-        }
+    static Stream<Arguments> nativeAlone() {
+        return onEveryPlatform(Arguments.of("native"), Arguments.of("NATIVE"), Arguments.of(" Native ;"));
     }
 
-    @Test
-    void unknownNamesAlwaysSayWhatIsAcceptedAndTheFix() {
-        for (String text : List.of("gfx942a", "gfx9420", "gfx94", "rm", "mi300x", "x", "gfx1250", "gfx9-5-generic")) {
-            assertThat(error(Platform.HIP, text)).contains(UntrustedText.quote(text), "Accepted:", "Fix: --arch ");
-        }
-        for (String text : List.of("sm90", "sm_900", "hopper", "h100", "x", "95", "all-minor", "sm_90b")) {
-            assertThat(error(Platform.CUDA, text)).contains(UntrustedText.quote(text), "Accepted:", "Fix: --arch ");
-        }
+    @ParameterizedTest(name = "[{index}] {0} \"{1}\"")
+    @MethodSource("nativeAlone")
+    void refusesNativeBecauseDetectionResolvesIt(Platform platform, String text) {
+        assertThat(error(platform, text)).contains("\"native\"", "detection", "--arch native alone");
+    }
+
+    @ParameterizedTest(name = "[{index}] {0} {1}")
+    @CsvSource(delimiter = '|', textBlock = """
+            HIP  | gfx942,native
+            CUDA | 90 native
+            """)
+    void refusesNativeAmongOtherArchitectures(Platform platform, String text) {
+        assertThat(error(platform, text)).contains("\"native\"", "cannot be combined with other architectures");
+    }
+
+    @ParameterizedTest(name = "[{index}] {0} {1}")
+    @CsvSource(delimiter = '|', textBlock = """
+            HIP  | gfx942a
+            HIP  | gfx9420
+            HIP  | gfx94
+            HIP  | rm
+            HIP  | mi300x
+            HIP  | x
+            HIP  | gfx1250
+            HIP  | gfx9-5-generic
+            CUDA | sm90
+            CUDA | sm_900
+            CUDA | hopper
+            CUDA | h100
+            CUDA | x
+            CUDA | 95
+            CUDA | all-minor
+            CUDA | sm_90b
+            """)
+    void unknownNamesAlwaysSayWhatIsAcceptedAndTheFix(Platform platform, String text) {
+        assertThat(error(platform, text)).contains(UntrustedText.quote(text), "Accepted:", "Fix: --arch ");
     }
 
     @Test
@@ -347,24 +374,30 @@ class ArchListTest {
                 Arguments.of("gfx942\u212a", "U+212A KELVIN SIGN"));
     }
 
-    @ParameterizedTest(name = "[{index}] {1}")
-    @MethodSource("hostile")
-    void refusesHostileValuesBeforeAnythingElse(String text, String fragment) {
-        for (Platform p : Platform.values()) {
-            String message = error(p, text);
-            assertThat(message).contains(fragment);
-            assertThat(message).doesNotContain("Did you mean", "Accepted:");
-        }
+    static Stream<Arguments> hostileOnEveryPlatform() {
+        return onEveryPlatform(hostile().toArray(Arguments[]::new));
     }
 
-    @Test
-    void refusesEachWordOfAnInjectedCommand() {
-        for (Platform p : Platform.values()) {
-            assertThat(error(p, "rm")).contains("\"rm\" is not a known");
-            assertThat(error(p, "-rf")).contains("\"-rf\" does not look like an architecture");
-            assertThat(error(p, "/")).contains("\"/\" does not look like an architecture");
-        }
-        assertThat(error(Platform.HIP, "gfx942;rm")).contains("\"rm\" is not a known HIP architecture");
+    @ParameterizedTest(name = "[{index}] {0}: {2}")
+    @MethodSource("hostileOnEveryPlatform")
+    void refusesHostileValuesBeforeAnythingElse(Platform platform, String text, String fragment) {
+        String message = error(platform, text);
+        assertThat(message).contains(fragment);
+        assertThat(message).doesNotContain("Did you mean", "Accepted:");
+    }
+
+    static Stream<Arguments> injectedWords() {
+        return Stream.concat(
+                onEveryPlatform(Arguments.of("rm", "\"rm\" is not a known"),
+                        Arguments.of("-rf", "\"-rf\" does not look like an architecture"),
+                        Arguments.of("/", "\"/\" does not look like an architecture")),
+                Stream.of(Arguments.of(Platform.HIP, "gfx942;rm", "\"rm\" is not a known HIP architecture")));
+    }
+
+    @ParameterizedTest(name = "[{index}] {0} {1}")
+    @MethodSource("injectedWords")
+    void refusesEachWordOfAnInjectedCommand(Platform platform, String text, String fragment) {
+        assertThat(error(platform, text)).contains(fragment);
     }
 
     @Test
@@ -395,16 +428,24 @@ class ArchListTest {
     }
 
     @Test
-    void fullwidthAndOtherNonAsciiDigitsNeverBecomeNumbers() {
+    void integerParsingWouldReadFullwidthDigitsAsANumber() {
         // Integer.parseInt("\uff19\uff10") is 90: only the ASCII check stands between this and a silent "90"
         assertThat(Integer.parseInt("\uff19\uff10")).isEqualTo(90);
-        for (String digits : List.of("\uff19\uff10", "\u0669\u0660", "\u096f\u0966", "sm_\uff19\uff10",
-                "\uff19.\uff10", "compute_9\uff10")) {
-            assertThatThrownBy(() -> ArchList.parse(Platform.CUDA, digits)).isInstanceOf(ArchSyntaxException.class)
-                    .hasMessageContaining("non-ASCII character");
-            assertThatThrownBy(() -> CudaArch.parse(digits)).isInstanceOf(ArchSyntaxException.class)
-                    .hasMessageContaining("non-ASCII character");
-        }
+    }
+
+    static Stream<Named<String>> nonAsciiDigits() {
+        return Stream.of(Named.of("fullwidth 90", "\uff19\uff10"), Named.of("Arabic-Indic 90", "\u0669\u0660"),
+                Named.of("Devanagari 90", "\u096f\u0966"), Named.of("sm_ fullwidth 90", "sm_\uff19\uff10"),
+                Named.of("fullwidth 9.0", "\uff19.\uff10"), Named.of("compute_9 fullwidth 0", "compute_9\uff10"));
+    }
+
+    @ParameterizedTest(name = "[{index}] {0}")
+    @MethodSource("nonAsciiDigits")
+    void fullwidthAndOtherNonAsciiDigitsNeverBecomeNumbers(String digits) {
+        assertThatThrownBy(() -> ArchList.parse(Platform.CUDA, digits)).isInstanceOf(ArchSyntaxException.class)
+                .hasMessageContaining("non-ASCII character");
+        assertThatThrownBy(() -> CudaArch.parse(digits)).isInstanceOf(ArchSyntaxException.class)
+                .hasMessageContaining("non-ASCII character");
     }
 
     @Test
@@ -542,22 +583,32 @@ class ArchListTest {
                 .containsExactly("90-real", "90-virtual", "90");
     }
 
-    @Test
-    void canonicalNamesParseBackToTheSameValue() throws Exception {
-        for (String text : List.of("90", "90a-real", "100f-virtual", "all", "all-major", "sm_121a", "12.0f")) {
-            List<GpuArch> once = ArchList.parse(Platform.CUDA, text);
-            assertThat(ArchList.parse(Platform.CUDA, String.join(";", ArchList.cmakeNames(once)))).isEqualTo(once);
-        }
-        for (String text : List.of("gfx942:xnack-:sramecc+", "GFX9-4-GENERIC", "gfx1100 gfx1101")) {
-            List<GpuArch> once = ArchList.parse(Platform.HIP, text);
-            assertThat(ArchList.parse(Platform.HIP, String.join(";", ArchList.cmakeNames(once)))).isEqualTo(once);
-        }
+    @ParameterizedTest(name = "[{index}] {0} {1}")
+    @CsvSource(delimiter = '|', textBlock = """
+            CUDA | 90
+            CUDA | 90a-real
+            CUDA | 100f-virtual
+            CUDA | all
+            CUDA | all-major
+            CUDA | sm_121a
+            CUDA | 12.0f
+            HIP  | gfx942:xnack-:sramecc+
+            HIP  | GFX9-4-GENERIC
+            HIP  | gfx1100 gfx1101
+            """)
+    void canonicalNamesParseBackToTheSameValue(Platform platform, String text) throws Exception {
+        List<GpuArch> once = ArchList.parse(platform, text);
+        assertThat(ArchList.parse(platform, String.join(";", ArchList.cmakeNames(once)))).isEqualTo(once);
     }
 
-    @Test
-    void messagesNeverRepeatRawInput() {
-        for (String text : Arrays.asList("gfx942\u0000", "gf\u0445942", "\u001b[2J", "gfx942\ud83d\ude00")) {
-            assertThat(error(Platform.HIP, text)).matches("[\\x20-\\x7e]+");
-        }
+    static Stream<Named<String>> rawInput() {
+        return Stream.of(Named.of("NUL", "gfx942\u0000"), Named.of("Cyrillic ha", "gf\u0445942"),
+                Named.of("ANSI clear screen", "\u001b[2J"), Named.of("emoji", "gfx942\ud83d\ude00"));
+    }
+
+    @ParameterizedTest(name = "[{index}] {0}")
+    @MethodSource("rawInput")
+    void messagesNeverRepeatRawInput(String text) {
+        assertThat(error(Platform.HIP, text)).matches("[\\x20-\\x7e]+");
     }
 }
