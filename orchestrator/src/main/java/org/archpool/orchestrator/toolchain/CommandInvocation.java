@@ -3,7 +3,6 @@ package org.archpool.orchestrator.toolchain;
 import java.util.ArrayList;
 import java.util.List;
 import org.archpool.protocol.CommandJob;
-import org.archpool.protocol.JobSpec;
 import org.archpool.protocol.Target;
 
 /**
@@ -33,15 +32,12 @@ public final class CommandInvocation {
     }
 
     /**
-     * The job as a worker receives it: a command job with its argv expanded for {@code target} (the same
-     * job when there is nothing to expand), any other job unchanged.
+     * The job as a worker receives it: its argv expanded for {@code target}, or the same job when there is
+     * nothing to expand.
      *
      * @throws IllegalArgumentException when an architecture of {@code target} has no compiler flag
      */
-    public static JobSpec concrete(JobSpec job, Target target) {
-        if (!(job instanceof CommandJob command)) {
-            return job;
-        }
+    public static CommandJob concrete(CommandJob command, Target target) {
         List<String> argv = argv(command, target);
         return argv.equals(command.argv()) ? command
                 : new CommandJob(command.id(), argv, command.cwd(), command.env(), command.timeoutMs(),

@@ -44,8 +44,7 @@ public final class JobPlanner {
                     new Step(Phase.CONFIGURE, cmake.configure(c, target), c.buildDir(), env),
                     new Step(Phase.BUILD, cmake.build(c, buildParallelism), c.buildDir(), env)));
         }
-        JobSpec concrete = CommandInvocation.concrete(job, target);
-        CommandJob command = (CommandJob) concrete;
+        CommandJob command = CommandInvocation.concrete((CommandJob) job, target);
         return new ConcreteJob(command, List.of(new Step(Phase.COMMAND, command.argv(), command.cwd(), env)));
     }
 }

@@ -13,9 +13,6 @@ import org.archpool.protocol.Target;
 @FunctionalInterface
 public interface ArtifactJudge {
 
-    /** Passes everything: for a scheduler whose jobs' outputs are not GPU code. */
-    ArtifactJudge ACCEPT_ALL = (job, target, artifacts) -> Verdict.pass();
-
     /**
      * @param artifacts what the worker found in the job's outputs, with the GPU code read from each
      */
