@@ -61,7 +61,16 @@ public final class BuildSession {
     public record Settings(Path manifest, int jobs, ArchResolver.Request arch, Path report, Path logDir,
                            boolean keepGoing, Duration timeout, int retries, int buildParallelism,
                            int maxJobsPerWorker, Verification verify, ReportFiles outputs, ConsoleStyle style,
-                           int width, int cpus) {
+                           int width, int cpus, Long maxLogBytes) {
+
+        /** With each job's log capped at {@link SchedulerConfig#DEFAULT_MAX_LOG_BYTES}. */
+        public Settings(Path manifest, int jobs, ArchResolver.Request arch, Path report, Path logDir,
+                        boolean keepGoing, Duration timeout, int retries, int buildParallelism,
+                        int maxJobsPerWorker, Verification verify, ReportFiles outputs, ConsoleStyle style,
+                        int width, int cpus) {
+            this(manifest, jobs, arch, report, logDir, keepGoing, timeout, retries, buildParallelism,
+                    maxJobsPerWorker, verify, outputs, style, width, cpus, SchedulerConfig.DEFAULT_MAX_LOG_BYTES);
+        }
 
         /**
          * {@code K} for a build with {@code workers} workers: the one asked for, else the CPUs shared out among
@@ -167,7 +176,8 @@ public final class BuildSession {
         int parallelism = settings.buildParallelism(workers);
         SchedulerConfig config = new SchedulerConfig(resolution.target(), logDir,
                 settings.timeout() == null ? 0 : settings.timeout().toMillis(), parallelism,
-                settings.retries(), settings.keepGoing(), settings.verify());
+                settings.retries(), settings.keepGoing(), settings.verify())
+                .withMaxLogBytes(settings.maxLogBytes());
         List<JobOutcome> outcomes = new ArrayList<>();
         try (Scheduler scheduler = new Scheduler(pool, config, clock,
                      SchedulerListener.all(logReporter, console, metrics));

@@ -104,7 +104,7 @@ public final class BuildCommand implements Callable<Integer> {
                 poolOptions.maxJobsPerWorker(), new Verification(verify, forbidHostcall),
                 new ReportFiles(null, outputOptions.metrics, outputOptions.trace, outputOptions.junit,
                         outputOptions.html),
-                outputOptions.style(context), columns(context), cpus);
+                outputOptions.style(context), columns(context), cpus, outputOptions.maxLogBytes());
         Function<Path, WorkerLauncher> launchers = launchers(env, tools, settings.buildParallelism());
         ToolchainCheck toolchain = noToolchainCheck ? null : new ToolchainCheck(tools, env, archOptions.probeTimeout);
         return new BuildSession(settings, archOptions.resolver(context), toolchain, launchers, context.clock(),

@@ -33,6 +33,17 @@ public final class OutputOptions {
     @Option(names = {"-v", "--verbose"}, description = "Also print each attempt, phase and worker start or death.")
     boolean verbose;
 
+    @Option(names = "--max-log-size", paramLabel = "SIZE", defaultValue = LogSize.DEFAULT,
+            description = "The most each job's log keeps, e.g. 64M, 1G, 512K or bytes; 0 or unlimited for whole logs"
+                    + " (default: ${DEFAULT-VALUE}). Over it a log keeps its first and last halves and says what was"
+                    + " cut.")
+    String maxLogSize = LogSize.DEFAULT;
+
+    /** @return the cap of each job's log in bytes, or null for none */
+    Long maxLogBytes() throws UsageException {
+        return LogSize.parse(maxLogSize);
+    }
+
     /** @throws UsageException for contradictory flags or output paths that are folders */
     void check() throws UsageException {
         if (quiet && verbose) {
@@ -42,6 +53,7 @@ public final class OutputOptions {
         checkFile("--trace", trace);
         checkFile("--junit", junit);
         checkFile("--html", html);
+        maxLogBytes();
     }
 
     ConsoleStyle style(CliContext context) {

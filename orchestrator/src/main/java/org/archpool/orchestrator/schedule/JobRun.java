@@ -74,7 +74,7 @@ final class JobRun {
             attempts = attempts.sent(attempt, worker.id(), clock.millis() - origin);
             listener.started(job.id(), worker.id(), attempt);
             BuildRequest request = new BuildRequest(job.id() + "#" + attempt, concrete.job(), config.target(),
-                    concrete.steps(), timeoutMs, config.logPath(job, attempt).toString());
+                    concrete.steps(), timeoutMs, config.logPath(job, attempt).toString(), config.maxLogBytes());
             CompletableFuture<BuildResult> answer = worker.execute(request, phase -> listener.phase(job.id(), phase));
             stop.running(slot, worker, request.requestId());
             try {

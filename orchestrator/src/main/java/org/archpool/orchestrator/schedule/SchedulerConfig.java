@@ -20,9 +20,27 @@ import org.archpool.protocol.Target;
  * @param keepGoing         keep starting jobs after one did not succeed
  * @param planner           makes each job's steps concrete for {@code target} before it is sent
  * @param judge             decides whether the GPU code in a succeeded job's artifacts is what was asked for
+ * @param maxLogBytes       the cap of each job's log ({@code --max-log-size}); null for none
  */
 public record SchedulerConfig(Target target, Path logDir, long defaultTimeoutMs, int buildParallelism,
-                              int retries, boolean keepGoing, JobPlanner planner, ArtifactJudge judge) {
+                              int retries, boolean keepGoing, JobPlanner planner, ArtifactJudge judge,
+                              Long maxLogBytes) {
+
+    /** {@code --max-log-size}'s default: 64 MiB. */
+    public static final Long DEFAULT_MAX_LOG_BYTES = 64L << 20;
+
+    /** With each job's log capped at {@link #DEFAULT_MAX_LOG_BYTES}. */
+    public SchedulerConfig(Target target, Path logDir, long defaultTimeoutMs, int buildParallelism, int retries,
+                           boolean keepGoing, JobPlanner planner, ArtifactJudge judge) {
+        this(target, logDir, defaultTimeoutMs, buildParallelism, retries, keepGoing, planner, judge,
+                DEFAULT_MAX_LOG_BYTES);
+    }
+
+    /** This configuration with each job's log capped at {@code bytes} (null: no cap). */
+    public SchedulerConfig withMaxLogBytes(Long bytes) {
+        return new SchedulerConfig(target, logDir, defaultTimeoutMs, buildParallelism, retries, keepGoing, planner,
+                judge, bytes);
+    }
 
     /** With the standard planner and the default verification: {@code --verify strict}, hostcalls allowed. */
     public SchedulerConfig(Target target, Path logDir, long defaultTimeoutMs, int buildParallelism, int retries,
@@ -44,6 +62,9 @@ public record SchedulerConfig(Target target, Path logDir, long defaultTimeoutMs,
         Objects.requireNonNull(judge, "judge");
         if (buildParallelism < 1 || retries < 0 || defaultTimeoutMs < 0) {
             throw new IllegalArgumentException("buildParallelism >= 1, retries >= 0 and defaultTimeoutMs >= 0");
+        }
+        if (maxLogBytes != null && maxLogBytes <= 0) {
+            throw new IllegalArgumentException("maxLogBytes > 0, or null for no cap");
         }
     }
 
