@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import java.io.IOException;
-import java.io.RandomAccessFile;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
@@ -25,31 +24,10 @@ class GpuCodeInspectorBudgetTest {
 
     private final GpuCodeInspector inspector = new GpuCodeInspector();
 
-    /**
-     * A sparse 64-bit ELF file of {@code length} bytes, of which only the header is written: its section header
-     * table at offset 64 has {@code count} entries of {@code entrySize} bytes ({@code count} over 0xffff through
-     * extended numbering, in section 0's {@code sh_size}).
-     */
-    static Path sparseElf(Path file, long count, int entrySize, long length) throws IOException {
-        ByteBuffer header = ByteBuffer.allocate(128).order(ByteOrder.LITTLE_ENDIAN);
-        header.putInt(0, ElfFile.MAGIC).put(4, (byte) 2).put(5, (byte) 1).put(6, (byte) 1);
-        header.putShort(16, (short) ElfFile.ET_DYN).putShort(18, (short) ElfFile.EM_X86_64);
-        header.putLong(40, 64).putShort(52, (short) 64).putShort(58, (short) entrySize);
-        header.putShort(60, (short) (count > 0xffff ? 0 : count));
-        if (count > 0xffff) {
-            header.putLong(64 + 32, count);
-        }
-        try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw")) {
-            raf.write(header.array());
-            raf.setLength(length);
-        }
-        return file;
-    }
-
     @Test
     void aSectionCountOfMillionsIsRefusedAsTooLargeNotRead() throws IOException {
         long count = 30_000_000;
-        Path file = sparseElf(dir.resolve("libsparse.so"), count, 64, 64 + count * 64);
+        Path file = SparseElf.write(dir.resolve("libsparse.so"), count, 64, 64 + count * 64);
         assertThat(Files.size(file)).isGreaterThan(1L << 30);
         assertTimeoutPreemptively(Duration.ofSeconds(10), () ->
                 assertThatThrownBy(() -> inspector.inspect(file)).isInstanceOf(TooLargeToInspectException.class)
@@ -61,7 +39,7 @@ class GpuCodeInspectorBudgetTest {
     void aSectionHeaderTableOfGigabytesIsReadEntryByEntryNotCopiedWhole() throws IOException {
         long count = 10_000;
         int entrySize = 0xffff;
-        Path file = sparseElf(dir.resolve("libwide.so"), count, entrySize, 64 + count * entrySize);
+        Path file = SparseElf.write(dir.resolve("libwide.so"), count, entrySize, 64 + count * entrySize);
         Runtime runtime = Runtime.getRuntime();
         long before = runtime.totalMemory() - runtime.freeMemory();
         GpuCode code = assertTimeoutPreemptively(Duration.ofSeconds(10), () -> inspector.inspect(file));
