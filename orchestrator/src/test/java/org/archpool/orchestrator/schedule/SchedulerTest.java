@@ -228,6 +228,17 @@ class SchedulerTest {
     }
 
     @Test
+    void eachRequestCarriesTheLogCap() {
+        CommandJob job = new CommandJob("k", List.of("true"), dir.toString(), null, null, null);
+        RecordingLauncher byDefault = new RecordingLauncher();
+        runAll(byDefault, 1, config(new Target(Platform.CUDA, List.of("90"))), List.of(job));
+        assertThat(byDefault.requests).singleElement().extracting(r -> r.maxLogBytes()).isEqualTo(64L << 20);
+        RecordingLauncher uncapped = new RecordingLauncher();
+        runAll(uncapped, 1, config(new Target(Platform.CUDA, List.of("90"))).withMaxLogBytes(null), List.of(job));
+        assertThat(uncapped.requests).singleElement().extracting(r -> r.maxLogBytes()).isNull();
+    }
+
+    @Test
     void aCmakeJobIsSentWithItsStepsConcreteForTheTarget() {
         RecordingLauncher launcher = new RecordingLauncher();
         CmakeJob job = new CmakeJob("c", dir.resolve("no-such-project").toString(), dir.resolve("build").toString(),
