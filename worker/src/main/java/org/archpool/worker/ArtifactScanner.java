@@ -59,7 +59,7 @@ public final class ArtifactScanner {
     /**
      * @param job     the job that succeeded
      * @param started when it started; a command job's default artifacts are the files modified since
-     * @param beat    run after each artifact is read: the job's thread is still at work
+     * @param beat    run for each file visited and each artifact read: the job's thread is still at work
      * @return the artifacts, sorted by path; a file whose container is malformed is listed with its problem
      * @throws UnreadableArtifactException if an artifact cannot be read, or is too large to inspect within the
      *                                     inspector's memory budget
@@ -95,6 +95,7 @@ public final class ArtifactScanner {
 
                 @Override
                 public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
+                    beat.run(); // a large tree on a slow file system takes long to walk
                     if (attrs.isRegularFile() && wanted(file, attrs)) {
                         files.add(file);
                     }
