@@ -26,7 +26,8 @@ import org.archpool.worker.exec.CancellationToken;
 /**
  * The worker's side of the protocol: says {@code hello}, then reads requests until {@code shutdown}, end of
  * input, or {@link #stop}. One job runs at a time on the job executor while this loop keeps reading, so a
- * {@code cancel} reaches the running job. Every {@code build} gets exactly one {@code result}.
+ * {@code cancel} reaches the running job. Every {@code build} gets exactly one {@code result}, whatever its job
+ * thread throws ({@code OutOfMemoryError} included): that is the job's {@code failed} result, with the reason.
  */
 public final class WorkerLoop {
 
@@ -149,7 +150,11 @@ public final class WorkerLoop {
 
     /**
      * Sends a heartbeat now: the running job's current phase again, as a {@code progress} line, so that the
-     * coordinator can tell a busy worker from a hung one. Does nothing while idle. Call it periodically.
+     * coordinator can tell a busy worker from a hung one. Does nothing while idle. A heartbeat says that the job's
+     * thread is at work on it: while that thread waits for a step's processes, or has shown a sign of life (a
+     * phase, an artifact read) within the stall limit. A thread stuck past it gets no heartbeats, so that the
+     * coordinator declares this worker hung and retries the job; a thread that left the job without a result has
+     * its failure sent from here. Call it periodically.
      */
     public void heartbeat() {
         RunningJob abandoned = null;

@@ -11,6 +11,7 @@ import java.time.ZoneOffset;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import org.archpool.protocol.BuildRequest;
 import org.archpool.protocol.BuildResult;
 import org.archpool.protocol.Message;
 import org.archpool.protocol.Outcome;
@@ -56,7 +57,7 @@ class WorkerLoopJobThreadTest {
         }
     }
 
-    private static BuildResult succeeded(org.archpool.protocol.BuildRequest r) {
+    private static BuildResult succeeded(BuildRequest r) {
         return new BuildResult(r.requestId(), Outcome.SUCCEEDED, 0, null, null, null, r.logPath(), null, null);
     }
 
