@@ -3,7 +3,6 @@ package org.archpool.orchestrator;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -14,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
+import java.util.stream.Collectors;
 import org.archpool.orchestrator.arch.ArchResolutionException;
 import org.archpool.orchestrator.arch.ArchResolver;
 import org.archpool.orchestrator.arch.ArchSyntaxException;
@@ -23,6 +23,10 @@ import org.archpool.orchestrator.manifest.Manifest;
 import org.archpool.orchestrator.manifest.ManifestException;
 import org.archpool.orchestrator.manifest.ManifestReader;
 import org.archpool.orchestrator.metrics.BuildMetrics;
+import org.archpool.orchestrator.output.LogFolderLock;
+import org.archpool.orchestrator.output.LogLayout;
+import org.archpool.orchestrator.output.OutputPathException;
+import org.archpool.orchestrator.output.OutputPaths;
 import org.archpool.orchestrator.pool.WorkerLauncher;
 import org.archpool.orchestrator.pool.WorkerPool;
 import org.archpool.orchestrator.report.BuildReport;
@@ -100,7 +104,8 @@ public final class BuildSession {
     }
 
     /** Runs the build; the exit code is 0 when every job succeeded, 1 otherwise. */
-    public int run() throws ManifestException, ArchSyntaxException, ArchResolutionException, IOException {
+    public int run() throws ManifestException, OutputPathException, ArchSyntaxException, ArchResolutionException,
+            IOException {
         Instant started = clock.instant();
         Manifest manifest = new ManifestReader().read(settings.manifest());
         Path base = manifest.baseDir();
@@ -108,12 +113,38 @@ public final class BuildSession {
                 : base.resolve(".archpool").resolve("logs");
         Path reportFile = settings.report() != null ? settings.report().toAbsolutePath()
                 : base.resolve(".archpool").resolve("report.json");
-        Files.createDirectories(logDir);
-        try (CoordinatorLog log = CoordinatorLog.open(logDir.resolve("archpool.log"))) {
+        outputPaths(logDir, reportFile).check(
+                manifest.jobs().stream().map(JobSpec::id).collect(Collectors.toSet()), settings.retries() + 1);
+        LogLayout logs = new LogLayout(logDir);
+        try (LogFolderLock lock = LogFolderLock.acquire(logs, LogFolderLock.Holder.thisProcess(started,
+                     manifest.file()));
+             CoordinatorLog log = CoordinatorLog.open(logs.coordinatorLog())) {
             LOG.info("archpool {} build of {} ({} jobs), -j {}", Version.current(), manifest.file(),
                     manifest.jobs().size(), settings.jobs());
             return run(started, manifest, logDir, reportFile);
         }
+    }
+
+    /** Every path the build writes, as given or by default, for the check before anything runs. */
+    private OutputPaths outputPaths(Path logDir, Path reportFile) {
+        List<OutputPaths.Output> files = new ArrayList<>();
+        files.add(settings.report() != null ? OutputPaths.Output.given("--report", "report", settings.report())
+                : OutputPaths.Output.byDefault("--report", "report", reportFile));
+        ReportFiles more = settings.outputs();
+        Map<String, Path> asked = new LinkedHashMap<>();
+        asked.put("--metrics", more.metrics());
+        asked.put("--trace", more.trace());
+        asked.put("--junit", more.junit());
+        asked.put("--html", more.html());
+        asked.forEach((flag, path) -> {
+            if (path != null) {
+                files.add(OutputPaths.Output.given(flag, flag.substring(2), path));
+            }
+        });
+        OutputPaths.Output folder = settings.logDir() != null
+                ? OutputPaths.Output.given("--log-dir", "log folder", settings.logDir())
+                : OutputPaths.Output.byDefault("--log-dir", "log folder", logDir);
+        return new OutputPaths(settings.manifest(), files, folder);
     }
 
     private int run(Instant started, Manifest manifest, Path logDir, Path reportFile)
@@ -124,7 +155,7 @@ public final class BuildSession {
         ConsoleReporter console = new ConsoleReporter(out, manifest.jobs().size(), settings.style(),
                 settings.width());
         LogReporter logReporter = new LogReporter();
-        WorkerLauncher launcher = launchers.apply(logDir.resolve("workers"));
+        WorkerLauncher launcher = launchers.apply(new LogLayout(logDir).workerLogs());
         try (WorkerPool pool = new WorkerPool(launcher, workers, settings.maxJobsPerWorker(), clock,
                 event -> {
                     metrics.accept(event);
