@@ -1,6 +1,7 @@
 package org.archpool.orchestrator.output;
 
 import java.io.IOException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
@@ -20,6 +21,8 @@ public enum PathKind {
     OTHER("a special file");
 
     private static final int S_IFMT = 0170000;
+    /** {@code ENOTDIR}'s text, as the JDK gives it in a {@link FileSystemException}'s reason. */
+    private static final String NOT_A_DIRECTORY = "Not a directory";
 
     private final String words;
 
@@ -51,6 +54,11 @@ public enum PathKind {
             a = Files.readAttributes(path, BasicFileAttributes.class, options);
         } catch (NoSuchFileException e) {
             return MISSING;
+        } catch (FileSystemException e) {
+            if (NOT_A_DIRECTORY.equals(e.getReason())) {
+                return MISSING; // a name under a file: nothing is there (what is in the way is the file)
+            }
+            throw e;
         }
         if (a.isRegularFile()) {
             return REGULAR_FILE;
