@@ -14,6 +14,8 @@ import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One build's hold on its log folder, for the build's whole life: an exclusive {@link FileChannel#tryLock} on
@@ -80,6 +82,7 @@ public final class LogFolderLock implements AutoCloseable {
         }
     }
 
+    private static final Logger LOG = LoggerFactory.getLogger(LogFolderLock.class);
     private static final int MAX_HOLDER_BYTES = 8192;
 
     private final FileChannel channel;
@@ -127,16 +130,20 @@ public final class LogFolderLock implements AutoCloseable {
         }
     }
 
-    /** Releases the lock; the lock file stays. */
+    /**
+     * Releases the lock; the lock file stays. A failure to release is only logged: the build's outcome stands, and
+     * the kernel releases the lock when the process ends anyway.
+     */
     @Override
-    public void close() throws OutputPathException {
+    public void close() {
         try {
             if (lock.isValid()) {
                 lock.release();
             }
             channel.close();
         } catch (IOException e) {
-            throw new OutputPathException("cannot release the lock on the log folder: " + FileErrors.describe(e));
+            LOG.warn("cannot release the lock on the log folder ({}); it is released when archpool exits",
+                    FileErrors.describe(e));
         }
     }
 

@@ -215,7 +215,7 @@ public record OutputPaths(Path manifest, List<Output> files, Output logFolder) {
         if (Files.isWritable(folder)) {
             return;
         }
-        boolean readOnly = Files.getFileStore(folder).isReadOnly();
+        boolean readOnly = Mounts.readOnly(folder);
         String fix = o.byDefault()
                 ? "the manifest's folder cannot hold the build's outputs: give --report FILE and --log-dir DIR in a"
                 + " folder you can write"
