@@ -152,7 +152,9 @@ class HostileOutputsIT {
         Path gate = dir.resolve("gate");
         sh("mkfifo", ready.toString(), gate.toString());
         Archpool.manifest(dir, "{\"version\":1,\"jobs\":[{\"id\":\"held\",\"kind\":\"command\",\"argv\":[\"sh\",\"-c\","
-                + "\"echo first build; echo up > ready; read line < gate; echo released\"]}]}");
+                + "\"echo first build; echo up > ready; read line < gate; echo released\"],"
+                // bounds a second build that was let in: its job would wait for a reader of ready forever
+                + "\"timeout\":\"60s\"}]}");
         List<String> command = new ArrayList<>(List.of(Archpool.home().resolve("bin/archpool").toString()));
         command.addAll(List.of(args("archpool.json")));
         Process first = new ProcessBuilder(command).directory(dir.toFile())
