@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.stream.Collectors;
@@ -288,7 +289,17 @@ public record OutputPaths(Path manifest, List<Output> files, Output logFolder) {
     }
 
     private void checkOwnedEntry(Path entry, String owner, boolean folder) throws IOException, OutputPathException {
-        PathKind kind = PathKind.of(entry);
+        // one lstat for both (a log folder may hold a hundred thousand logs)
+        PathKind kind;
+        int links;
+        try {
+            Map<String, Object> unix = Files.readAttributes(entry, "unix:mode,nlink", LinkOption.NOFOLLOW_LINKS);
+            kind = PathKind.ofMode((Integer) unix.get("mode"));
+            links = (Integer) unix.get("nlink");
+        } catch (UnsupportedOperationException | IllegalArgumentException e) {
+            kind = PathKind.of(entry);
+            links = 1;
+        }
         String fix = "; archpool never writes through a link or into a special file in its log folder: remove it, or"
                 + " give the build a log folder of its own with --log-dir DIR";
         if (kind != (folder ? PathKind.FOLDER : PathKind.REGULAR_FILE)) {
@@ -296,17 +307,9 @@ public record OutputPaths(Path manifest, List<Output> files, Output logFolder) {
                     : kind.words();
             throw new OutputPathException(entry + " is " + is + " where the build writes " + owner + fix);
         }
-        if (!folder && links(entry) > 1) {
-            throw new OutputPathException(entry + " has " + links(entry) + " names (hard links), and the build"
+        if (!folder && links > 1) {
+            throw new OutputPathException(entry + " has " + links + " names (hard links), and the build"
                     + " writes " + owner + " there; writing it would change the file under its other names too" + fix);
-        }
-    }
-
-    private static int links(Path file) throws IOException {
-        try {
-            return (Integer) Files.getAttribute(file, "unix:nlink", LinkOption.NOFOLLOW_LINKS);
-        } catch (UnsupportedOperationException | IllegalArgumentException e) {
-            return 1;
         }
     }
 

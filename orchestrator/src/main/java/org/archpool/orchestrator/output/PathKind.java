@@ -79,7 +79,15 @@ public enum PathKind {
         } catch (UnsupportedOperationException | IllegalArgumentException e) {
             return OTHER;
         }
-        return switch (((Integer) mode) & S_IFMT) {
+        return ofMode((Integer) mode);
+    }
+
+    /** The kind that {@code st_mode}'s file type bits name. */
+    static PathKind ofMode(int mode) {
+        return switch (mode & S_IFMT) {
+            case 0100000 -> REGULAR_FILE;
+            case 0040000 -> FOLDER;
+            case 0120000 -> SYMBOLIC_LINK;
             case 0020000 -> CHARACTER_DEVICE;
             case 0060000 -> BLOCK_DEVICE;
             case 0010000 -> FIFO;
