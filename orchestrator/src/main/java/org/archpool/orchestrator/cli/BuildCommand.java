@@ -58,7 +58,8 @@ public final class BuildCommand implements Callable<Integer> {
     Path report;
 
     @Option(names = "--log-dir", paramLabel = "DIR",
-            description = "Folder for job and worker logs (default: .archpool/logs beside the manifest).")
+            description = "Folder for job and worker logs (default: .archpool/logs beside the manifest); one build"
+                    + " at a time holds it.")
     Path logDir;
 
     @Option(names = "--verify", paramLabel = "strict|exact|warn|off", defaultValue = "strict",
