@@ -80,8 +80,8 @@ public final class BuildCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         CliContext context = parent.context();
-        // every output path (these, the defaults beside the manifest, the log folder) is checked by the session's
-        // OutputPaths once the manifest is read, before anything runs
+        // every output path (these, the defaults beside the manifest, the log folder) is checked by BuildSession,
+        // through OutputPaths, once the manifest is read and before anything runs
         outputOptions.check();
         launcherOptions.check(poolOptions.mode);
         Map<String, String> env = context.environment();
