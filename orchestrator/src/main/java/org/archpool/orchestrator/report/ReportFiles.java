@@ -29,46 +29,87 @@ public record ReportFiles(Path report, Path metrics, Path trace, Path junit, Pat
         return new ReportFiles(file, metrics, trace, junit, html);
     }
 
-    /**
-     * @param build    the report
-     * @param registry the build's meters; written to {@link #metrics()} when it is a Prometheus registry
-     * @throws OutputWriteException naming every file that could not be written
-     */
-    public void write(BuildReport build, MeterRegistry registry) throws OutputWriteException {
-        List<String> failures = new ArrayList<>();
-        attempt(failures, "the report", report, () -> new ReportWriter().write(build, report));
+    /** A tracker of these outputs, every one of them not written yet. */
+    public OutputProgress progress() {
+        return new OutputProgress(outputs().stream().map(Output::name).toList());
+    }
+
+    /** One requested output: the option that asked for it (or "the report"), its file and its writer. */
+    private record Output(String what, Path file, Writer writer) {
+        String name() {
+            return OutputProgress.name(what, file);
+        }
+    }
+
+    private interface Writer {
+        void write(BuildReport build, MeterRegistry registry, Path file) throws IOException;
+    }
+
+    /** The requested outputs, the report first, in the order they are written. */
+    private List<Output> outputs() {
+        List<Output> outputs = new ArrayList<>();
+        outputs.add(new Output("the report", report, (build, registry, file) -> new ReportWriter().write(build, file)));
         if (metrics != null) {
-            attempt(failures, "--metrics", metrics, () -> {
+            outputs.add(new Output("--metrics", metrics, (build, registry, file) -> {
                 if (!(registry instanceof PrometheusMeterRegistry prometheus)) {
                     throw new IOException("no Prometheus registry was given to record into");
                 }
-                PrometheusFile.write(prometheus, metrics);
-            });
+                PrometheusFile.write(prometheus, file);
+            }));
         }
         if (trace != null) {
-            attempt(failures, "--trace", trace, () -> new ChromeTraceWriter().write(build, trace));
+            outputs.add(new Output("--trace", trace,
+                    (build, registry, file) -> new ChromeTraceWriter().write(build, file)));
         }
         if (junit != null) {
-            attempt(failures, "--junit", junit, () -> new JunitXmlWriter().write(build, junit));
+            outputs.add(new Output("--junit", junit,
+                    (build, registry, file) -> new JunitXmlWriter().write(build, file)));
         }
         if (html != null) {
-            attempt(failures, "--html", html, () -> new HtmlReportWriter().write(build, html));
+            outputs.add(new Output("--html", html,
+                    (build, registry, file) -> new HtmlReportWriter().write(build, file)));
+        }
+        return outputs;
+    }
+
+    /**
+     * @param build    the report
+     * @param registry the build's meters; written to {@link #metrics()} when it is a Prometheus registry
+     * @throws OutputWriteException naming every file that could not be written, and those that were
+     */
+    public void write(BuildReport build, MeterRegistry registry) throws OutputWriteException {
+        write(build, registry, progress());
+    }
+
+    /**
+     * As {@link #write(BuildReport, MeterRegistry)}, marking each output in {@code progress} as it is written
+     * or fails.
+     */
+    public void write(BuildReport build, MeterRegistry registry, OutputProgress progress)
+            throws OutputWriteException {
+        List<String> failures = new ArrayList<>();
+        for (Output output : outputs()) {
+            String name = output.name();
+            try {
+                output.writer().write(build, registry, output.file());
+                progress.set(name, OutputProgress.State.WRITTEN);
+            } catch (IOException e) {
+                progress.set(name, OutputProgress.State.FAILED);
+                failures.add("cannot write " + name + ": " + describe(e));
+            } catch (OutOfMemoryError e) {
+                // what the writer held is garbage now: the next output gets the memory back
+                progress.set(name, OutputProgress.State.FAILED);
+                failures.add("cannot write " + name + ": the coordinator ran out of memory (its heap is "
+                        + Runtime.getRuntime().maxMemory() / (1024 * 1024) + " MiB; give it more with, e.g., "
+                        + "ARCHPOOL_JAVA_OPTS=-Xmx1g)");
+            }
         }
         if (!failures.isEmpty()) {
+            List<String> written = progress.written();
             throw new OutputWriteException(String.join("; ", failures)
-                    + " (the jobs' results are unaffected; check that the folder exists and is writable)");
-        }
-    }
-
-    private interface Write {
-        void run() throws IOException;
-    }
-
-    private static void attempt(List<String> failures, String what, Path file, Write write) {
-        try {
-            write.run();
-        } catch (IOException e) {
-            failures.add("cannot write " + what + " " + file + ": " + describe(e));
+                    + " (the jobs' results are unaffected; check that the folder exists, is writable and has"
+                    + " space)" + (written.isEmpty() ? "; no output was written"
+                    : "; written: " + String.join(", ", written)));
         }
     }
 

@@ -1,0 +1,49 @@
+package org.archpool.orchestrator.report;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Which of a build's requested outputs are on disk so far, safe to read from another thread: the interrupt hook
+ * reads it to name the outputs it did not wait for. Each output is named as the user asked for it, e.g.
+ * {@code --trace out/trace.json}.
+ */
+public final class OutputProgress {
+
+    /** Where one output stands. */
+    public enum State { PENDING, WRITTEN, FAILED }
+
+    private final Map<String, State> states = new LinkedHashMap<>();
+
+    OutputProgress(List<String> requested) {
+        requested.forEach(name -> states.put(name, State.PENDING));
+    }
+
+    /** The name of {@code what} (the report, or its option) written to {@code file}. */
+    static String name(String what, Path file) {
+        return what + " " + file;
+    }
+
+    synchronized void set(String name, State state) {
+        states.put(name, state);
+    }
+
+    /** The outputs written, in the order they were requested. */
+    public synchronized List<String> written() {
+        return in(State.WRITTEN);
+    }
+
+    /** The outputs not written (yet, or because they failed), in the order they were requested. */
+    public synchronized List<String> notWritten() {
+        List<String> names = new ArrayList<>(in(State.PENDING));
+        names.addAll(in(State.FAILED));
+        return names;
+    }
+
+    private List<String> in(State state) {
+        return states.entrySet().stream().filter(e -> e.getValue() == state).map(Map.Entry::getKey).toList();
+    }
+}
