@@ -169,6 +169,9 @@ class LargeOutputsIT {
                     .as(output + " is written or named as not written: " + said).isTrue();
         }
         assertThat(notWritten).as("the interrupt came before the outputs were done").contains("not written: ");
+        try (Stream<Path> left = Files.list(dir.resolve("out"))) {
+            assertThat(left).as("no unfinished temporary file is left").noneMatch(f -> f.toString().endsWith(".tmp"));
+        }
     }
 
     private static Process start(Path dir, List<String> args) throws IOException {

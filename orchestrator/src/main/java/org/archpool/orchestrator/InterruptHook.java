@@ -103,11 +103,15 @@ final class InterruptHook implements AutoCloseable {
      * written. No worker, and no Slurm step or queued job, outlives it.
      */
     private void end(WorkerPool pool, PrintStream err, String why) {
-        if (why != null) {
-            OutputProgress progress = outputs;
-            List<String> missing = progress == null ? List.of() : progress.notWritten();
+        OutputProgress progress = outputs;
+        if (why != null && progress != null) {
+            String left = progress.abandon();
+            List<String> missing = progress.notWritten();
             err.println("archpool: " + why + ": stopping now"
-                    + (missing.isEmpty() ? "" : "; not written: " + String.join(", ", missing)));
+                    + (missing.isEmpty() ? "" : "; not written: " + String.join(", ", missing))
+                    + (left == null ? "" : "; " + left));
+        } else if (why != null) {
+            err.println("archpool: " + why + ": stopping now");
         }
         err.flush();
         pool.close();

@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.function.Consumer;
 
 /**
  * Writes an output file so that no reader ever sees it half-written: into a temporary file in the same folder, then
@@ -26,10 +27,16 @@ public final class AtomicFile {
     }
 
     public static void write(Path file, Content content) throws IOException {
+        write(file, content, temp -> { });
+    }
+
+    /** As {@link #write(Path, Content)}, telling {@code started} the temporary file's path before writing it. */
+    static void write(Path file, Content content, Consumer<Path> started) throws IOException {
         Path target = file.toAbsolutePath();
         Files.createDirectories(target.getParent());
         Path temp = Files.createTempFile(target.getParent(), "." + target.getFileName(), ".tmp");
         try {
+            started.accept(temp);
             try (OutputStream out = Files.newOutputStream(temp)) {
                 content.writeTo(out);
             }

@@ -1,5 +1,7 @@
 package org.archpool.orchestrator.report;
 
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -17,6 +19,8 @@ public final class OutputProgress {
     public enum State { PENDING, WRITTEN, FAILED }
 
     private final Map<String, State> states = new LinkedHashMap<>();
+    /** The temporary file of the output being written, or null. */
+    private Path writing;
 
     OutputProgress(List<String> requested) {
         requested.forEach(name -> states.put(name, State.PENDING));
@@ -29,6 +33,32 @@ public final class OutputProgress {
 
     synchronized void set(String name, State state) {
         states.put(name, state);
+        writing = null;
+    }
+
+    /** An output's temporary file, which becomes the output when it is complete. */
+    synchronized void writing(Path temp) {
+        writing = temp;
+    }
+
+    /**
+     * The process ends before the output being written is complete: its temporary file is removed, so that
+     * nothing half-written stays beside the target.
+     *
+     * @return what could not be removed, in words, or null
+     */
+    public synchronized String abandon() {
+        Path temp = writing;
+        writing = null;
+        if (temp == null) {
+            return null;
+        }
+        try {
+            Files.deleteIfExists(temp);
+            return null;
+        } catch (IOException e) {
+            return "could not remove the unfinished " + temp + ": " + e.getMessage();
+        }
     }
 
     /** The outputs written, in the order they were requested. */

@@ -3,6 +3,7 @@ package org.archpool.orchestrator.report;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileSystemException;
@@ -41,33 +42,34 @@ public record ReportFiles(Path report, Path metrics, Path trace, Path junit, Pat
         }
     }
 
+    /** Writes one output's contents, given the build. */
     private interface Writer {
-        void write(BuildReport build, MeterRegistry registry, Path file) throws IOException;
+        void write(BuildReport build, MeterRegistry registry, OutputStream out) throws IOException;
     }
 
     /** The requested outputs, the report first, in the order they are written. */
     private List<Output> outputs() {
         List<Output> outputs = new ArrayList<>();
-        outputs.add(new Output("the report", report, (build, registry, file) -> new ReportWriter().write(build, file)));
+        outputs.add(new Output("the report", report, (build, registry, out) -> new ReportWriter().writeTo(build, out)));
         if (metrics != null) {
-            outputs.add(new Output("--metrics", metrics, (build, registry, file) -> {
+            outputs.add(new Output("--metrics", metrics, (build, registry, out) -> {
                 if (!(registry instanceof PrometheusMeterRegistry prometheus)) {
                     throw new IOException("no Prometheus registry was given to record into");
                 }
-                PrometheusFile.write(prometheus, file);
+                PrometheusFile.writeTo(prometheus, out);
             }));
         }
         if (trace != null) {
             outputs.add(new Output("--trace", trace,
-                    (build, registry, file) -> new ChromeTraceWriter().write(build, file)));
+                    (build, registry, out) -> new ChromeTraceWriter().writeTo(build, out)));
         }
         if (junit != null) {
             outputs.add(new Output("--junit", junit,
-                    (build, registry, file) -> new JunitXmlWriter().write(build, file)));
+                    (build, registry, out) -> new JunitXmlWriter().writeTo(build, out)));
         }
         if (html != null) {
             outputs.add(new Output("--html", html,
-                    (build, registry, file) -> new HtmlReportWriter().write(build, file)));
+                    (build, registry, out) -> new HtmlReportWriter().writeTo(build, out)));
         }
         return outputs;
     }
@@ -91,7 +93,8 @@ public record ReportFiles(Path report, Path metrics, Path trace, Path junit, Pat
         for (Output output : outputs()) {
             String name = output.name();
             try {
-                output.writer().write(build, registry, output.file());
+                AtomicFile.write(output.file(), out -> output.writer().write(build, registry, out),
+                        progress::writing);
                 progress.set(name, OutputProgress.State.WRITTEN);
             } catch (IOException e) {
                 progress.set(name, OutputProgress.State.FAILED);
