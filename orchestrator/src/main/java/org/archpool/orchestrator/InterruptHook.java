@@ -103,6 +103,7 @@ final class InterruptHook implements AutoCloseable {
      * written. No worker, and no Slurm step or queued job, outlives it.
      */
     private void end(WorkerPool pool, PrintStream err, String why) {
+        pool.close();
         OutputProgress progress = outputs;
         if (why != null && progress != null) {
             String left = progress.abandon();
@@ -113,8 +114,6 @@ final class InterruptHook implements AutoCloseable {
         } else if (why != null) {
             err.println("archpool: " + why + ": stopping now");
         }
-        err.flush();
-        pool.close();
         err.flush();
         Runtime.getRuntime().halt(EXIT_CODE);
     }

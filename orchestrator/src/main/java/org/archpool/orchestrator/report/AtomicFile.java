@@ -8,7 +8,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.util.function.Consumer;
 
 /**
  * Writes an output file so that no reader ever sees it half-written: into a temporary file in the same folder, then
@@ -30,8 +29,14 @@ public final class AtomicFile {
         write(file, content, temp -> { });
     }
 
+    /** Hears of the temporary file before it is written; may refuse it, and the file is removed. */
+    @FunctionalInterface
+    interface Started {
+        void accept(Path temp) throws IOException;
+    }
+
     /** As {@link #write(Path, Content)}, telling {@code started} the temporary file's path before writing it. */
-    static void write(Path file, Content content, Consumer<Path> started) throws IOException {
+    static void write(Path file, Content content, Started started) throws IOException {
         Path target = file.toAbsolutePath();
         Files.createDirectories(target.getParent());
         Path temp = Files.createTempFile(target.getParent(), "." + target.getFileName(), ".tmp");

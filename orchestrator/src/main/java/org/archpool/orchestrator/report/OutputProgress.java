@@ -21,6 +21,8 @@ public final class OutputProgress {
     private final Map<String, State> states = new LinkedHashMap<>();
     /** The temporary file of the output being written, or null. */
     private Path writing;
+    /** Whether the process is ending: no output may start any more. */
+    private boolean abandoned;
 
     OutputProgress(List<String> requested) {
         requested.forEach(name -> states.put(name, State.PENDING));
@@ -37,17 +39,21 @@ public final class OutputProgress {
     }
 
     /** An output's temporary file, which becomes the output when it is complete. */
-    synchronized void writing(Path temp) {
+    synchronized void writing(Path temp) throws IOException {
+        if (abandoned) {
+            throw new IOException("the build was stopped before it was written");
+        }
         writing = temp;
     }
 
     /**
      * The process ends before the output being written is complete: its temporary file is removed, so that
-     * nothing half-written stays beside the target.
+     * nothing half-written stays beside the target, and no other output starts.
      *
      * @return what could not be removed, in words, or null
      */
     public synchronized String abandon() {
+        abandoned = true;
         Path temp = writing;
         writing = null;
         if (temp == null) {
