@@ -14,8 +14,10 @@ import java.util.List;
 
 /**
  * Writes a finished build's files: the JSON report first, then whichever of metrics (Prometheus text), trace
- * (Chrome trace events), JUnit XML and HTML were asked for. Each is written atomically; a file that cannot be
- * written does not stop the others, and the failures are reported together afterwards.
+ * (Chrome trace events), JUnit XML and HTML were asked for. Each is streamed from the outcomes into a temporary
+ * file that is then renamed over the target ({@link AtomicFile}); a file that cannot be written (an I/O error, or
+ * a heap too small for it) does not stop the others, and the failures are reported together afterwards, with the
+ * outputs that were written. An {@link OutputProgress} follows which are done, for the interrupt hook.
  *
  * @param report  the JSON report's path
  * @param metrics {@code --metrics}, or null
