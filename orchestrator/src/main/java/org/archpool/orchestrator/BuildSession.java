@@ -33,6 +33,7 @@ import org.archpool.orchestrator.report.BuildReport;
 import org.archpool.orchestrator.report.ConsoleReporter;
 import org.archpool.orchestrator.report.ConsoleStyle;
 import org.archpool.orchestrator.report.LogReporter;
+import org.archpool.orchestrator.report.OutputProgress;
 import org.archpool.orchestrator.report.OutputWriteException;
 import org.archpool.orchestrator.report.ReportFiles;
 import org.archpool.orchestrator.schedule.JobOutcome;
@@ -200,15 +201,20 @@ public final class BuildSession {
                 settings.timeout() == null ? 0 : settings.timeout().toMillis(), parallelism,
                 settings.retries(), settings.keepGoing(), settings.verify());
         List<JobOutcome> outcomes = new ArrayList<>();
+        ReportFiles outputs = settings.outputs().withReport(reportFile);
         try (Scheduler scheduler = new Scheduler(pool, config, clock,
                      SchedulerListener.all(logReporter, console, metrics));
              InterruptHook interrupt = new InterruptHook(scheduler, pool, err)) {
+            OutputProgress progress = outputs.progress();
+            interrupt.track(progress);
             metrics.watchPool(scheduler::busy, pool::liveWorkers, scheduler::queued);
             List<CompletableFuture<JobOutcome>> futures = new ArrayList<>();
             for (JobSpec job : manifest.jobs()) {
                 futures.add(scheduler.submit(job));
             }
             futures.forEach(f -> outcomes.add(f.join()));
+            futures.clear();
+            interrupt.jobsEnded();
             BuildReport.Pool poolFacts = new BuildReport.Pool(pool.mode(), pool.launcher(), workers, parallelism,
                     settings.retries(), settings.keepGoing(), logDir.toString(), pool.events());
             int exitCode = interrupt.fired() ? InterruptHook.EXIT_CODE
@@ -220,13 +226,14 @@ public final class BuildSession {
                     resolution, target.checked(), poolFacts, counts, outcomes);
             OutputWriteException notWritten = null;
             try {
-                settings.outputs().withReport(reportFile).write(report, registry);
+                outputs.write(report, registry, progress);
             } catch (OutputWriteException e) {
                 notWritten = e;
             }
-            interrupt.reportWritten();
             console.summary(outcomes, target.line(), reportFile.toString());
-            if (notWritten != null) {
+            // an interrupted build ends in the interrupt hook, which names what was not written
+            interrupt.outputsWritten(notWritten == null ? null : notWritten.getMessage());
+            if (notWritten != null && !interrupt.fired()) {
                 throw notWritten;
             }
             return exitCode;

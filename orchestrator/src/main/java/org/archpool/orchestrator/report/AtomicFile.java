@@ -29,10 +29,22 @@ public final class AtomicFile {
     }
 
     public static void write(Path file, Content content) throws IOException {
+        write(file, content, temp -> { });
+    }
+
+    /** Hears of the temporary file before it is written; may refuse it, and the file is removed. */
+    @FunctionalInterface
+    interface Started {
+        void accept(Path temp) throws IOException;
+    }
+
+    /** As {@link #write(Path, Content)}, telling {@code started} the temporary file's path before writing it. */
+    static void write(Path file, Content content, Started started) throws IOException {
         Path target = file.toAbsolutePath();
         Files.createDirectories(target.getParent());
         Path temp = Files.createTempFile(target.getParent(), "." + target.getFileName(), ".tmp");
         try {
+            started.accept(temp);
             try (OutputStream out = Files.newOutputStream(temp)) {
                 content.writeTo(out);
             }
