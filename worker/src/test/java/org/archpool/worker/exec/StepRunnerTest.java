@@ -116,14 +116,15 @@ class StepRunnerTest {
     void aDaemonOfItsOwnSessionDiesOnlyInANamespace(Containment c, @TempDir Path dir) throws Exception {
         Path sleep = sleeper(dir);
         StepResult r = assertTimeoutPreemptively(Duration.ofSeconds(30), () -> runner(c).run(
-                sh(dir, "setsid " + sleep + " 300 & echo started"),
+                sh(dir, "setsid sh -c '" + sleep + " 300 & touch ready; wait' & "
+                        + "until [ -f ready ]; do sleep 0.01; done; echo started"),
                 new ByteArrayOutputStream(), Deadline.after(clock, 0), new CancellationToken()));
         assertThat(r.ending()).isEqualTo(StepResult.Ending.EXITED);
         assertThat(r.exitCode()).isZero();
         if (c instanceof PidNamespaceContainment) {
             assertThat(MarkedProcesses.alive(marker)).isEmpty();
         } else {
-            assertThat(MarkedProcesses.alive(marker)).as("what escapes the session fallback").hasSize(1);
+            assertThat(MarkedProcesses.alive(marker)).as("what escapes the session fallback").isNotEmpty();
         }
     }
 
