@@ -20,7 +20,7 @@ import org.archpool.testing.MarkedProcesses;
  * cannot see its worker. The job asks with {@link #ask}: it creates {@code fault-ID.SIGNAL} in the watched
  * folder and waits for {@code fault-ID.SIGNAL.done} (so a retry can ask again); the agent finds the processes whose command line names
  * that file, walks up to the worker JVM above them, sends it the signal ({@code 0} only records which worker
- * it is), then creates the answer.
+ * it is; its environment is kept in {@code fault-ID.SIGNAL.environ}), then creates the answer.
  */
 final class FaultAgent implements AutoCloseable {
 
@@ -77,6 +77,8 @@ final class FaultAgent implements AutoCloseable {
         try {
             if (worker.isPresent()) {
                 signalled.put(name, worker.get().pid());
+                Files.write(dir.resolve(name + ".environ"),
+                        Files.readAllBytes(Path.of("/proc", Long.toString(worker.get().pid()), "environ")));
                 new ProcessBuilder(List.of("kill", "-" + signal, Long.toString(worker.get().pid()))).inheritIO()
                         .start().waitFor();
             }
