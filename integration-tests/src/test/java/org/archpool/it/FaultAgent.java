@@ -56,7 +56,7 @@ final class FaultAgent implements AutoCloseable {
                 WatchKey key = watch.take();
                 for (WatchEvent<?> event : key.pollEvents()) {
                     if (event.context() instanceof Path name && name.toString().startsWith("fault-")
-                            && !name.toString().endsWith(".done")) {
+                            && !name.toString().endsWith(".done") && !name.toString().endsWith(".environ")) {
                         handle(name.toString());
                     }
                 }

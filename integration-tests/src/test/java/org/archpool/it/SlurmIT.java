@@ -263,7 +263,7 @@ class SlurmIT {
                 .redirectOutput(dir.resolve("out.txt").toFile()).redirectError(dir.resolve("err.txt").toFile()).start();
         try {
             await().atMost(Duration.ofSeconds(60)).until(() -> MarkedProcesses.alive(sleep + " 600").stream()
-                    .filter(p -> p.info().commandLine().orElse("").startsWith(sleep.toString())).count() >= cpus);
+                    .filter(p -> p.info().command().orElse("").endsWith("/sleep")).count() >= cpus);
             await().atMost(Duration.ofSeconds(10)).until(() -> Slurm.archpoolJobs().stream()
                     .anyMatch(j -> j.endsWith("PENDING")));
             assertThat(Slurm.archpoolJobs()).hasSize(cpus + 1);

@@ -132,7 +132,7 @@ class WorkerFaultIT {
     /** The jobs' sleeps that run. */
     private static List<ProcessHandle> sleeps(Path dir) {
         return MarkedProcesses.alive(dir.resolve("sleep") + " 600").stream()
-                .filter(p -> p.info().commandLine().orElse("").startsWith(dir.resolve("sleep").toString()))
+                .filter(p -> p.info().command().orElse("").endsWith("/sleep"))
                 .toList();
     }
 

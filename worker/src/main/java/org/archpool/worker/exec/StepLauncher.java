@@ -6,45 +6,52 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Supplier;
 
 /**
  * Starts every step contained, so that no process outlives it: in a PID namespace of its own where the
  * system allows ({@link PidNamespaceContainment}), else in a session of its own that is killed by session id
- * ({@link SessionContainment}). Which one is decided once, on first use, by starting {@code exit 0} through
- * the namespace strategy (a few milliseconds), and kept in this object: one launcher per worker (or per
- * coordinator in thread mode), shared by its threads.
+ * ({@link SessionContainment}). Which one is decided once, by starting {@code exit 0} through the namespace
+ * strategy (a few milliseconds), on a thread of its own as soon as the launcher is made (so that neither the
+ * worker's start nor a job's time limit waits for it), and kept in this object: one launcher per worker (or
+ * per coordinator in thread mode), shared by its threads.
  */
 public final class StepLauncher {
 
     /** How long the one trial start may take before namespaces count as denied. */
     static final long TRIAL_SECONDS = 10;
 
-    private final Supplier<Containment> choice;
-    private Containment chosen;
+    private final CompletableFuture<Containment> chosen;
 
-    private StepLauncher(Supplier<Containment> choice) {
-        this.choice = choice;
+    private StepLauncher(CompletableFuture<Containment> chosen) {
+        this.chosen = chosen;
     }
 
-    /** Decides on first use, from the system's util-linux programs, as described above. */
+    /** Starts deciding, from the system's util-linux programs, as described above. */
     public static StepLauncher system() {
         UtilLinux tools = UtilLinux.system();
-        return new StepLauncher(() -> detect(tools, isRoot()));
+        CompletableFuture<Containment> chosen = new CompletableFuture<>();
+        Thread t = new Thread(() -> {
+            try {
+                chosen.complete(detect(tools, isRoot()));
+            } catch (RuntimeException | Error e) {
+                chosen.completeExceptionally(e); // a defect: every step then says so
+            }
+        }, "archpool-step-containment");
+        t.setDaemon(true);
+        t.start();
+        return new StepLauncher(chosen);
     }
 
     /** Always {@code containment} (tests; a forced fallback). */
     public static StepLauncher using(Containment containment) {
-        return new StepLauncher(() -> containment);
+        return new StepLauncher(CompletableFuture.completedFuture(containment));
     }
 
-    /** The strategy in force, decided on the first call. Thread-safe. */
-    public synchronized Containment containment() {
-        if (chosen == null) {
-            chosen = choice.get();
-        }
-        return chosen;
+    /** The strategy in force; waits for the decision the first time if it is still being made. Thread-safe. */
+    public Containment containment() {
+        return chosen.join();
     }
 
     /** The command line that starts {@code argv} contained. */
