@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.archpool.testing.MarkedProcesses;
 import org.junit.jupiter.api.Test;
@@ -146,7 +147,7 @@ class WorkerFaultIT {
     }
 
     private static List<ProcessHandle> workers(Path dir) {
-        return sleeps(dir).stream().map(FaultAgent::workerAbove).flatMap(java.util.Optional::stream).distinct()
+        return sleeps(dir).stream().map(FaultAgent::workerAbove).flatMap(Optional::stream).distinct()
                 .toList();
     }
 

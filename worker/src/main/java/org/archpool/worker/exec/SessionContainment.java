@@ -1,9 +1,9 @@
 package org.archpool.worker.exec;
 
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.nio.file.Path;
 
 /**
  * The fallback where PID namespaces are denied: the step starts a session and process group of its own

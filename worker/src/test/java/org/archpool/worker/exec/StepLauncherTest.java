@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -45,7 +46,7 @@ class StepLauncherTest {
     @Test
     void aUserWhoIsNotRootGetsAUserNamespaceThatKeepsTheirFiles(@TempDir Path dir) throws Exception {
         PidNamespaceContainment ns = PidNamespaceContainment.of(tools, true).orElseThrow();
-        Files.setPosixFilePermissions(dir, java.nio.file.attribute.PosixFilePermissions.fromString("rwxrwxrwx"));
+        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxrwxrwx"));
         String marker = MarkedProcesses.newMarker();
         Path sleep = MarkedProcesses.markedSleep(dir, marker);
         Path out = dir.resolve("out");

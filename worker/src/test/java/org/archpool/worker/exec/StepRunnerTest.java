@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -186,7 +187,7 @@ class StepRunnerTest {
         // a shell stands in for the worker: it starts the contained step, which leaves a grandchild, and is
         // killed; the script is a file, so that only the two sleeps carry the marker
         Path script = Files.writeString(dir.resolve("step.sh"), sleep + " 300 & " + sleep + " 301; wait\n");
-        List<String> parentArgv = new java.util.ArrayList<>(List.of("sh", "-c", "\"$@\" & wait", "parent"));
+        List<String> parentArgv = new ArrayList<>(List.of("sh", "-c", "\"$@\" & wait", "parent"));
         parentArgv.addAll(c.wrap(List.of("sh", script.toString())));
         Process parent = new ProcessBuilder(parentArgv).redirectOutput(ProcessBuilder.Redirect.DISCARD)
                 .redirectErrorStream(true).start();
