@@ -165,7 +165,10 @@ public final class BuildSession {
                 })) {
             // the workers' JVMs start while the architecture is resolved; they never need it to start
             pool.warmUp();
-            Resolved target = resolve(metrics);
+            Resolved target;
+            try (ResolutionInterruptHook interrupt = new ResolutionInterruptHook(pool, err)) {
+                target = resolve(metrics);
+            }
             out.println(target.line());
             LOG.info(target.line());
             return build(started, manifest, logDir, reportFile, target, pool, metrics, console, logReporter);
