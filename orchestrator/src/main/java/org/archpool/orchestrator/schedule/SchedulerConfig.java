@@ -2,6 +2,7 @@ package org.archpool.orchestrator.schedule;
 
 import java.nio.file.Path;
 import java.util.Objects;
+import org.archpool.orchestrator.output.LogLayout;
 import org.archpool.orchestrator.toolchain.JobPlanner;
 import org.archpool.orchestrator.verify.ArtifactJudge;
 import org.archpool.orchestrator.verify.ArtifactVerifier;
@@ -73,8 +74,8 @@ public record SchedulerConfig(Target target, Path logDir, long defaultTimeoutMs,
         return job.timeoutMs() != null ? job.timeoutMs() : defaultTimeoutMs;
     }
 
-    /** The log of a job's {@code attempt}: {@code <id>.log}, then {@code <id>.attempt<n>.log}. */
+    /** The log of a job's {@code attempt}: {@code <id>.log}, then {@code <id>@attempt<n>.log} ({@link LogLayout}). */
     Path logPath(JobSpec job, int attempt) {
-        return logDir.resolve(attempt == 1 ? job.id() + ".log" : job.id() + ".attempt" + attempt + ".log");
+        return new LogLayout(logDir).jobLog(job.id(), attempt);
     }
 }
