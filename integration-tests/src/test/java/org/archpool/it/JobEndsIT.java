@@ -20,7 +20,7 @@ class JobEndsIT {
 
     private static String commandJob(String id, String script, String artifacts) {
         return "{\"id\":\"" + id + "\",\"kind\":\"command\",\"argv\":[\"sh\",\"-c\",\"" + script + "\"]"
-                + (artifacts == null ? "" : ",\"artifacts\":[\"" + artifacts + "\"]") + "}";
+                + (artifacts == null ? "" : ",\"cwd\":\"" + id + "\",\"artifacts\":[\"" + artifacts + "\"]") + "}";
     }
 
     private static JsonNode job(JsonNode report, String id) {
@@ -49,7 +49,8 @@ class JobEndsIT {
 
     @Test
     void anUninspectableArtifactAndAFloodedLogEndTheirJobsAndTheWorkerRunsOn(@TempDir Path dir) throws Exception {
-        Path sparse = sparseElf(dir.resolve("libsparse.so"));
+        // in a folder of its own: the other jobs' default artifacts are the files written in their cwd since they began
+        Path sparse = sparseElf(Files.createDirectory(dir.resolve("sparse")).resolve("libsparse.so"));
         Archpool.manifest(dir, "{\"version\":1,\"jobs\":["
                 + commandJob("sparse", "true", "libsparse.so") + ","
                 + commandJob("flood", "yes | head -c 20000000; echo last line", null) + ","

@@ -32,9 +32,13 @@ class WorkerJvmFaultTest {
     Path dir;
 
     private BuildRequest shell(String id, String script, List<String> artifacts, Long maxLogBytes) {
+        return shell(id, dir, script, artifacts, maxLogBytes);
+    }
+
+    private BuildRequest shell(String id, Path cwd, String script, List<String> artifacts, Long maxLogBytes) {
         List<String> argv = List.of("sh", "-c", script);
-        CommandJob job = new CommandJob(id, argv, dir.toString(), null, null, artifacts);
-        return new BuildRequest(id, job, TestRequests.TARGET, List.of(new Step(Phase.COMMAND, argv, dir.toString(),
+        CommandJob job = new CommandJob(id, argv, cwd.toString(), null, null, artifacts);
+        return new BuildRequest(id, job, TestRequests.TARGET, List.of(new Step(Phase.COMMAND, argv, cwd.toString(),
                 Map.of())), 0, dir.resolve(id + ".log").toString(), maxLogBytes);
     }
 
@@ -58,10 +62,11 @@ class WorkerJvmFaultTest {
 
     @Test
     void aSparseElfClaimingGigabytesUnderASmallHeapFailsItsJobNamingTheFile() throws Exception {
-        Path sparse = SparseElf.write(dir.resolve("libsparse.so"), 30_000_000, 64,
-                64 + 30_000_000L * 64);
+        // in a folder of its own: a command job's default artifacts are the files written in its cwd since it began
+        Path cwd = Files.createDirectory(dir.resolve("sparse"));
+        Path sparse = SparseElf.write(cwd.resolve("libsparse.so"), 30_000_000, 64, 64 + 30_000_000L * 64);
         try (LaunchedWorker worker = LaunchedWorker.start(dir, "", "-Xmx32m")) {
-            worker.send(shell("sparse", "true", List.of("libsparse.so"), null));
+            worker.send(shell("sparse", cwd, "true", List.of("libsparse.so"), null));
             BuildResult r = within30s(worker, "sparse");
             assertThat(r.outcome()).isEqualTo(Outcome.FAILED);
             assertThat(r.message()).startsWith("cannot inspect the artifact " + sparse + ": too large to inspect: ")
