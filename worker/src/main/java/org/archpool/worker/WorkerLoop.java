@@ -287,11 +287,7 @@ public final class WorkerLoop {
                 result = runner.run(request, job.token, job);
             } catch (Throwable e) { // OutOfMemoryError, StackOverflowError, a bug: the job's outcome, with the reason
                 failure = e;
-                result = new BuildResult(request.requestId(), Outcome.FAILED, null, null, null, null,
-                        request.logPath(), null, "the worker failed while running the job: " + e
-                        + (e instanceof OutOfMemoryError ? " (the worker's heap is "
-                        + (Runtime.getRuntime().maxMemory() >> 20) + " MiB; -Xmx in "
-                        + "ARCHPOOL_WORKER_JAVA_OPTS gives it more)" : ""));
+                result = RequestRunner.thrown(request, e);
             }
             // a job that ended normally is reported even now; one that a signal ended, when the signal was ours too
             boolean withheld = result.signal() != null && termination.begins(SIGNAL_SETTLE);

@@ -8,6 +8,7 @@ import org.archpool.protocol.BuildRequest;
 import org.archpool.protocol.BuildResult;
 import org.archpool.protocol.Phase;
 import org.archpool.worker.JobRunner;
+import org.archpool.worker.RequestRunner;
 import org.archpool.worker.exec.CancellationToken;
 
 /**
@@ -51,6 +52,8 @@ final class InProcessWorker implements Worker {
         return CompletableFuture.supplyAsync(() -> {
             try {
                 return runner.run(request, progress, t);
+            } catch (Throwable e) { // OutOfMemoryError, StackOverflowError, a bug: the job's outcome, as in a worker JVM
+                return RequestRunner.thrown(request, e);
             } finally {
                 requestId = null;
             }
