@@ -26,6 +26,7 @@ import org.archpool.orchestrator.metrics.BuildMetrics;
 import org.archpool.orchestrator.pool.WorkerLauncher;
 import org.archpool.orchestrator.pool.WorkerPool;
 import org.archpool.orchestrator.report.BuildReport;
+import org.archpool.orchestrator.report.ConsoleOutput;
 import org.archpool.orchestrator.report.ConsoleReporter;
 import org.archpool.orchestrator.report.ConsoleStyle;
 import org.archpool.orchestrator.report.LogReporter;
@@ -109,19 +110,25 @@ public final class BuildSession {
         Path reportFile = settings.report() != null ? settings.report().toAbsolutePath()
                 : base.resolve(".archpool").resolve("report.json");
         Files.createDirectories(logDir);
+        // the console is written on threads of its own: a reader that does not read never stalls the build
+        ConsoleOutput stdout = ConsoleOutput.start(out, "stdout");
+        ConsoleOutput stderr = ConsoleOutput.start(err, "stderr");
         try (CoordinatorLog log = CoordinatorLog.open(logDir.resolve("archpool.log"))) {
             LOG.info("archpool {} build of {} ({} jobs), -j {}", Version.current(), manifest.file(),
                     manifest.jobs().size(), settings.jobs());
-            return run(started, manifest, logDir, reportFile);
+            return run(started, manifest, logDir, reportFile, stdout, stderr);
+        } finally {
+            stdout.finish();
+            stderr.finish();
         }
     }
 
-    private int run(Instant started, Manifest manifest, Path logDir, Path reportFile)
-            throws ArchSyntaxException, ArchResolutionException, IOException {
+    private int run(Instant started, Manifest manifest, Path logDir, Path reportFile, ConsoleOutput stdout,
+                    ConsoleOutput stderr) throws ArchSyntaxException, ArchResolutionException, IOException {
 
         BuildMetrics metrics = new BuildMetrics(registry);
         int workers = Math.min(settings.jobs(), manifest.jobs().size());
-        ConsoleReporter console = new ConsoleReporter(out, manifest.jobs().size(), settings.style(),
+        ConsoleReporter console = new ConsoleReporter(stdout, manifest.jobs().size(), settings.style(),
                 settings.width());
         LogReporter logReporter = new LogReporter();
         WorkerLauncher launcher = launchers.apply(logDir.resolve("workers"));
@@ -133,10 +140,10 @@ public final class BuildSession {
                 })) {
             // the workers' JVMs start while the architecture is resolved; they never need it to start
             pool.warmUp();
-            Resolved target = resolve(metrics);
-            out.println(target.line());
+            Resolved target = resolve(metrics, stderr);
+            console.note(target.line());
             LOG.info(target.line());
-            return build(started, manifest, logDir, reportFile, target, pool, metrics, console, logReporter);
+            return build(started, manifest, logDir, reportFile, target, pool, metrics, console, logReporter, stderr);
         }
     }
 
@@ -145,10 +152,11 @@ public final class BuildSession {
     }
 
     /** Resolves the architecture once and, unless skipped, asks the compiler whether it can build it. */
-    private Resolved resolve(BuildMetrics metrics) throws ArchSyntaxException, ArchResolutionException {
+    private Resolved resolve(BuildMetrics metrics, ConsoleOutput stderr)
+            throws ArchSyntaxException, ArchResolutionException {
         Resolution resolution = resolver.resolve(settings.arch());
         metrics.resolved(resolution);
-        resolution.warnings().forEach(w -> err.println("archpool: warning: " + w));
+        resolution.warnings().forEach(w -> stderr.line("archpool: warning: " + w));
         ToolchainCheck.Result checked = null;
         if (toolchain != null) {
             checked = toolchain.check(resolution.platform(), resolution.archs());
@@ -160,8 +168,8 @@ public final class BuildSession {
     }
 
     private int build(Instant started, Manifest manifest, Path logDir, Path reportFile, Resolved target,
-                      WorkerPool pool, BuildMetrics metrics, ConsoleReporter console, LogReporter logReporter)
-            throws IOException {
+                      WorkerPool pool, BuildMetrics metrics, ConsoleReporter console, LogReporter logReporter,
+                      ConsoleOutput stderr) throws IOException {
         Resolution resolution = target.resolution();
         int workers = pool.size();
         int parallelism = settings.buildParallelism(workers);
@@ -171,7 +179,7 @@ public final class BuildSession {
         List<JobOutcome> outcomes = new ArrayList<>();
         try (Scheduler scheduler = new Scheduler(pool, config, clock,
                      SchedulerListener.all(logReporter, console, metrics));
-             InterruptHook interrupt = new InterruptHook(scheduler, pool, err)) {
+             InterruptHook interrupt = new InterruptHook(scheduler, pool, stderr)) {
             metrics.watchPool(scheduler::busy, pool::liveWorkers, scheduler::queued);
             List<CompletableFuture<JobOutcome>> futures = new ArrayList<>();
             for (JobSpec job : manifest.jobs()) {
@@ -194,6 +202,7 @@ public final class BuildSession {
                 notWritten = e;
             }
             interrupt.reportWritten();
+            // the one place where the build waits for the console: every output is written by now
             console.summary(outcomes, target.line(), reportFile.toString());
             if (notWritten != null) {
                 throw notWritten;

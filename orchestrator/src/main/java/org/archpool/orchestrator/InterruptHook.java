@@ -1,10 +1,10 @@
 package org.archpool.orchestrator;
 
-import java.io.PrintStream;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.archpool.orchestrator.pool.WorkerPool;
+import org.archpool.orchestrator.report.ConsoleOutput;
 import org.archpool.orchestrator.schedule.Scheduler;
 
 /**
@@ -26,10 +26,14 @@ final class InterruptHook implements AutoCloseable {
     private final CountDownLatch reportWritten = new CountDownLatch(1);
     private volatile boolean fired;
 
-    InterruptHook(Scheduler scheduler, WorkerPool pool, PrintStream err) {
+    /** How long the hook's own message may take to reach a console that is slow to read, before it ends the process. */
+    static final Duration MESSAGE_GRACE = Duration.ofMillis(200);
+
+    /** @param err queues without blocking: a console nobody reads must not keep the report from being written */
+    InterruptHook(Scheduler scheduler, WorkerPool pool, ConsoleOutput err) {
         this.hook = new Thread(() -> {
             fired = true;
-            err.println("archpool: interrupted: cancelling running jobs and writing the report");
+            err.line("archpool: interrupted: cancelling running jobs and writing the report");
             scheduler.interrupt("the build was interrupted (SIGINT or SIGTERM)");
             if (!await(CANCEL_GRACE)) {
                 pool.close();
@@ -37,7 +41,7 @@ final class InterruptHook implements AutoCloseable {
             }
             // whatever the main thread still had to do: no worker, and no Slurm step or queued job, outlives us
             pool.close();
-            err.flush();
+            err.drain(MESSAGE_GRACE);
             Runtime.getRuntime().halt(EXIT_CODE);
         }, "archpool-interrupt");
         Runtime.getRuntime().addShutdownHook(hook);
