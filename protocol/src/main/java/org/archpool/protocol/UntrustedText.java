@@ -43,8 +43,8 @@ import java.nio.charset.StandardCharsets;
  * failed job: letters of every script stay readable and line feeds and tabs stay, but every character that could
  * drive a terminal or hide what is around it is escaped as above: the other C0 controls (ESC, BEL, backspace,
  * carriage return as {@code \r}), DEL, the C1 controls U+0080 to U+009F (CSI U+009B starts an escape sequence on
- * some terminals), the bidi controls (U+061C, U+200E, U+200F, U+202A to U+202E, U+2066 to U+2069), the line and
- * paragraph separators and unpaired surrogates.
+ * some terminals), every format character but the zero-width joiner and non-joiner (so the bidi controls such as
+ * U+202E, zero-width spaces, U+FEFF, the soft hyphen), the line and paragraph separators and unpaired surrogates.
  */
 public final class UntrustedText {
 
@@ -151,13 +151,14 @@ public final class UntrustedText {
         return out == null ? text : out.toString();
     }
 
-    /** Whether the UTF-16 unit at {@code i} is a control, a bidi control, a line separator or a lone surrogate. */
+    /** Whether the UTF-16 unit at {@code i} is a control, a format character, a line separator or a lone surrogate. */
     private static boolean drivesTerminal(String text, int i) {
         char c = text.charAt(i);
         if (c < 0x20 || (c >= 0x7f && c <= 0x9f)) {
             return true;
         }
-        if (c == 0x061c || c == 0x200e || c == 0x200f || (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069)
+        // format characters: the bidi controls, zero-width and invisible ones; joiners stay, emoji and scripts need them
+        if (Character.getType(c) == Character.FORMAT && c != 0x200c && c != 0x200d
                 || c == 0x2028 || c == 0x2029) {
             return true;
         }
