@@ -50,6 +50,9 @@ public final class BuildSession {
 
     private static final Logger LOG = LoggerFactory.getLogger(BuildSession.class);
 
+    /** The exit code of a build in which no worker could start (sysexits' EX_SOFTWARE; {@code ExitCodes.INTERNAL}). */
+    static final int NO_WORKER_EXIT_CODE = 70;
+
     /**
      * What the user asked for.
      *
@@ -100,7 +103,10 @@ public final class BuildSession {
         this.err = err;
     }
 
-    /** Runs the build; the exit code is 0 when every job succeeded, 1 otherwise. */
+    /**
+     * Runs the build; the exit code is 0 when every job succeeded, 70 when no worker could start, 130 after an
+     * interrupt, 1 otherwise.
+     */
     public int run() throws ManifestException, ArchSyntaxException, ArchResolutionException, IOException {
         Instant started = clock.instant();
         Manifest manifest = new ManifestReader().read(settings.manifest());
@@ -188,7 +194,9 @@ public final class BuildSession {
             futures.forEach(f -> outcomes.add(f.join()));
             BuildReport.Pool poolFacts = new BuildReport.Pool(pool.mode(), pool.launcher(), workers, parallelism,
                     settings.retries(), settings.keepGoing(), logDir.toString(), pool.events());
+            String noWorker = pool.noWorkerStarted();
             int exitCode = interrupt.fired() ? InterruptHook.EXIT_CODE
+                    : noWorker != null ? NO_WORKER_EXIT_CODE
                     : outcomes.stream().allMatch(o -> o.outcome() == Outcome.SUCCEEDED) ? 0 : 1;
             Map<String, Integer> counts = new LinkedHashMap<>();
             outcomes.forEach(o -> counts.merge(o.outcome().wireName(), 1, Integer::sum));
@@ -202,6 +210,11 @@ public final class BuildSession {
                 notWritten = e;
             }
             interrupt.reportWritten();
+            if (exitCode == NO_WORKER_EXIT_CODE) {
+                stderr.line("archpool: no worker could start, so no job ran (each is crashed in the report): "
+                        + noWorker + ". Fix what the worker's JVM says (ARCHPOOL_WORKER_JAVA_OPTS, the Java runtime,"
+                        + " the memory it may use) and run the build again.");
+            }
             // the one place where the build waits for the console: every output is written by now
             console.summary(outcomes, target.line(), reportFile.toString());
             if (notWritten != null) {

@@ -3,6 +3,7 @@ package org.archpool.orchestrator.cli;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.time.Clock;
+import java.util.Optional;
 import picocli.CommandLine;
 
 /** {@code archpool}: the only place that calls {@link System#exit}. */
@@ -12,6 +13,12 @@ public final class Main {
     }
 
     public static void main(String[] args) {
+        // bytes that are not UTF-8 are refused before the JVM's decoded copy of them is used anywhere
+        Optional<String> notText = ProcessText.problem(args.length);
+        if (notText.isPresent()) {
+            System.err.println("archpool: " + notText.get());
+            System.exit(ExitCodes.USAGE);
+        }
         System.exit(run(args, CliContext.system()));
     }
 

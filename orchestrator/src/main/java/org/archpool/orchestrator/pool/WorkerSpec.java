@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import org.archpool.protocol.HiddenDevices;
+import org.archpool.protocol.UserLocale;
 import org.archpool.worker.WorkerMain;
 
 /**
@@ -123,15 +124,16 @@ public record WorkerSpec(Path java, List<String> jvmOptions, String classPath, M
 
     /**
      * A process builder for {@code command} (the worker's own, or one that starts it elsewhere, like
-     * {@code srun}) with the worker's environment, every device-visibility variable set to empty, and stderr
-     * appended to {@code stderr}.
+     * {@code srun}) with the worker's environment under the JVMs' UTF-8 locale (the user's recorded for the
+     * jobs, {@link UserLocale}), every device-visibility variable set to empty, and stderr appended to
+     * {@code stderr}.
      */
     public ProcessBuilder processBuilder(List<String> command, Path stderr) {
         ProcessBuilder builder = new ProcessBuilder(command)
                 .redirectError(ProcessBuilder.Redirect.appendTo(stderr.toFile()));
         Map<String, String> env = builder.environment();
         env.clear();
-        env.putAll(environment);
+        env.putAll(UserLocale.forJvm(environment));
         env.putAll(HiddenDevices.environment());
         return builder;
     }

@@ -76,7 +76,7 @@ public final class StepRunner {
             started = new ProcessExecutor()
                     .command(groups.inOwnGroup(step.argv()))
                     .directory(Path.of(step.cwd()).toFile())
-                    .environment(step.env())
+                    .environment(ChildEnvironment.replacing(step.env()))
                     .redirectInput(InputStream.nullInputStream())
                     .redirectOutput(log)
                     .redirectErrorStream(true)
