@@ -38,10 +38,6 @@ final class ProcessText {
             byte[] cmdline = Files.readAllBytes(Path.of("/proc/self/cmdline"));
             byte[] environ = Files.readAllBytes(Path.of("/proc/self/environ"));
             boolean utf8 = "UTF-8".equalsIgnoreCase(System.getProperty("sun.jnu.encoding"));
-            Optional<String> text = problem(cmdline, environ, argumentCount, utf8);
-            if (text.isPresent()) {
-                return text;
-            }
             String userDir = System.getProperty("user.dir");
             boolean rewritten = utf8 ? userDir.indexOf('\ufffd') >= 0 : !userDir.chars().allMatch(c -> c < 0x80);
             if (rewritten && !Files.readSymbolicLink(Path.of("/proc/self/cwd")).equals(Path.of(userDir))) {
@@ -49,7 +45,7 @@ final class ProcessText {
                         + why(utf8) + "; run archpool from a folder whose path is UTF-8 (convmv renames files and"
                         + " folders from another encoding)");
             }
-            return Optional.empty();
+            return problem(cmdline, environ, argumentCount, utf8);
         } catch (IOException e) {
             return Optional.empty();
         }

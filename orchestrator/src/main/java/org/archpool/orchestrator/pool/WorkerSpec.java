@@ -37,7 +37,7 @@ public record WorkerSpec(Path java, List<String> jvmOptions, String classPath, M
      * collector, the client compiler only with one compiler thread and a small code cache, no perf data
      * file: they took an idle worker from about 77 MiB of resident memory with the JVM's defaults to 56 MiB,
      * and its own class path without a logging framework or object mapper to 42 MiB (docs/faults.md,
-     * docs/performance.md). The JVM's own warnings
+     * docs/performance.md). The JVM's own warnings and errors (such as why it could not start)
      * go to stderr (by default they go to stdout, which carries protocol lines only), and SLF4J, which
      * zt-exec logs through, is told to discard instead of looking for a logging framework (a worker has none).
      */
@@ -45,6 +45,7 @@ public record WorkerSpec(Path java, List<String> jvmOptions, String classPath, M
             "-Xms8m", "-Xmx128m", "-Xss512k", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:CICompilerCount=1",
             "-XX:ReservedCodeCacheSize=16m", "-XX:MaxMetaspaceSize=64m", "-XX:MaxDirectMemorySize=16m",
             "-XX:-UsePerfData", "-Xshare:auto", "-Xlog:disable", "-Xlog:all=warning:stderr",
+            "-XX:+DisplayVMOutputToStderr",
             "-Dslf4j.provider=org.slf4j.helpers.NOP_FallbackServiceProvider", "-Dslf4j.internal.verbosity=WARN");
 
     /**
