@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.File;
+import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -47,6 +48,14 @@ class ConsoleStallIT {
         return new ProcessBuilder(command).directory(dir.toFile())
                 .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
                 .redirectError(dir.resolve("err.txt").toFile()).start();
+    }
+
+    private static String read(Path file) {
+        try {
+            return Files.readString(file);
+        } catch (IOException e) {
+            return e.toString();
+        }
     }
 
     private static void assertEveryJobSucceededAtOnce(JsonNode report, int jobs) {
@@ -110,8 +119,9 @@ class ConsoleStallIT {
                 + "{\"id\":\"b\",\"kind\":\"command\",\"argv\":[\"sleep\",\"4\"]}]}");
         Process archpool = start(dir);
         try {
-            await().atMost(Duration.ofSeconds(60)).until(() -> Files.exists(dir.resolve(".archpool/logs/a.log"))
-                    && Files.exists(dir.resolve(".archpool/logs/b.log")));
+            await().atMost(Duration.ofSeconds(60)).until(() -> !archpool.isAlive()
+                    || Files.exists(dir.resolve(".archpool/logs/a.log")) && Files.exists(dir.resolve(".archpool/logs/b.log")));
+            assertThat(archpool.isAlive()).as(() -> "exited early: " + read(dir.resolve("err.txt"))).isTrue();
             Thread.sleep(300);
             String group = "-" + archpool.pid(); // setsid: the coordinator leads its group; its workers are in it
             assertThat(new ProcessBuilder("kill", "-STOP", "--", group).start().waitFor()).isZero();

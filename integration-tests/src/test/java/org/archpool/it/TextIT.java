@@ -135,7 +135,7 @@ class TextIT {
 
     @ParameterizedTest
     @ValueSource(strings = {"-XX:+NoSuchOptionForArchpool|Unrecognized VM option 'NoSuchOptionForArchpool'",
-            "-Xmx1k|Too small maximum heap"})
+            "-Xmx1k|Initial heap size set to a larger value than the maximum heap size"})
     void aWorkerJvmThatCannotStartEndsTheBuildWithExit70AndItsReason(String option, @TempDir Path dir)
             throws Exception {
         String[] parts = option.split("\\|");
@@ -151,9 +151,9 @@ class TextIT {
         assertThat(report.path("exitCode").asInt()).isEqualTo(70);
         assertThat(report.path("jobs").findValuesAsText("outcome")).containsOnly("crashed");
         assertThat(report.path("jobs").findValuesAsText("message")).allMatch(m -> m.contains(parts[1]));
-        // two tries per slot, then the pool stops launching doomed JVMs
+        // two tries per slot, then the pool stops launching doomed JVMs (one more when a start was already under way)
         assertThat(report.path("pool").path("workerEvents").findValuesAsText("event"))
-                .containsOnly("failed_to_start").hasSize(4);
+                .containsOnly("failed_to_start").hasSizeBetween(4, 5);
     }
 
     @Test

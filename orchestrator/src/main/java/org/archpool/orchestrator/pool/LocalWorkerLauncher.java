@@ -5,8 +5,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
- * Starts worker JVMs on this machine. Each gets the coordinator's environment with every device-visibility
- * variable set to empty (never the coordinator's values), a stderr file of its own, and must say hello
+ * Starts worker JVMs on this machine. Each gets the coordinator's environment under the UTF-8 locale, with every
+ * device-visibility variable set to empty (never the coordinator's values), a stderr file of its own, and must say hello
  * within the spec's timeout. A worker that does not start is named with the first lines its JVM wrote to stderr
  * (an unknown option, a heap too small), which are the reason.
  */

@@ -19,8 +19,8 @@ import org.archpool.worker.WorkerMain;
  * @param java         the {@code java} executable
  * @param jvmOptions   options before the class name (heap, GC, CDS…)
  * @param classPath    the class path holding the worker and its dependencies
- * @param environment  the worker's whole environment (the coordinator's, minus nothing; visibility variables
- *                     are overridden by the launcher)
+ * @param environment  the worker's whole environment (the coordinator's, minus nothing; the locale and the
+ *                     visibility variables are overridden by {@link #processBuilder})
  * @param stderrDir    folder for each worker's stderr file
  * @param helloTimeout how long a new worker may take to say hello
  * @param heartbeat    how often a busy worker says it is alive
