@@ -131,10 +131,8 @@ public final class ConsoleReporter implements SchedulerListener, Consumer<Worker
      * do but print, since it blocks for as long as the console's reader does.
      */
     public void summary(List<JobOutcome> jobs, String targetLine, String reportPath) {
-        PrintStream stream;
-        synchronized (this) {
-            stream = out.finish();
-        }
+        // not under this object's lock: a late event (the pool closing on Ctrl-C) must not wait for the reader
+        PrintStream stream = out.finish();
         long ok = jobs.stream().filter(j -> j.outcome() == Outcome.SUCCEEDED).count();
         if (style.verbosity() != Verbosity.QUIET) {
             int idWidth = Math.max(2, jobs.stream().mapToInt(j -> j.id().length()).max().orElse(2));
