@@ -16,8 +16,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p>The rules, when the reader is slower than the build:
  * <ul>
  *   <li><b>Progress lines</b> ({@link #progress}: an attempt starting, a phase, a worker starting or dying) are
- *       dropped once {@value #PROGRESS_BACKLOG} of them wait; when the stream has caught up, one line says how
- *       many were not shown.</li>
+ *       dropped once {@value #PROGRESS_BACKLOG} of them wait; when the stream has caught up (or at the end), one
+ *       line says how many were not shown.</li>
  *   <li><b>The status line</b> ({@link #status}) is drawn as it is when the writer gets to it: only the
  *       latest one is ever drawn.</li>
  *   <li><b>Kept lines</b> ({@link #line}: a finished job, its warnings and log tail, the target) are queued
@@ -56,6 +56,8 @@ public final class ConsoleOutput {
     /** Whether the writer is writing a batch it has taken from the queue. */
     private boolean writing;
     private boolean finishing;
+    /** Whether the writer thread has written its last and ended. */
+    private boolean exited;
 
     private ConsoleOutput(PrintStream stream, String name, int keptLimitChars) {
         this.stream = stream;
@@ -76,16 +78,28 @@ public final class ConsoleOutput {
         return output;
     }
 
-    /** Queues a line that matters on its own (a finished job); dropped only past the memory bound. */
+    /** Queues a line that matters on its own (a finished job); dropped only past the memory bound, or after {@link #finish()}. */
     public void line(String text) {
+        lines(List.of(text));
+    }
+
+    /**
+     * Queues lines that belong together (a finished job, its warnings and log tail): written one after the other,
+     * with no status line between them, or dropped together past the memory bound.
+     */
+    public void lines(List<String> texts) {
+        long chars = texts.stream().mapToLong(String::length).sum();
         lock.lock();
         try {
-            if (finishing || queuedKeptChars + text.length() > keptLimitChars) {
-                droppedKept++;
+            if (finishing) {
+                return; // nothing is written after the end
+            }
+            if (queuedKeptChars + chars > keptLimitChars) {
+                droppedKept += texts.size();
                 return;
             }
-            queuedKeptChars += text.length();
-            queue.add(new Entry(text, false));
+            queuedKeptChars += chars;
+            texts.forEach(t -> queue.add(new Entry(t, false)));
             changed.signal();
         } finally {
             lock.unlock();
@@ -96,7 +110,10 @@ public final class ConsoleOutput {
     public void progress(String text) {
         lock.lock();
         try {
-            if (finishing || queuedProgress >= PROGRESS_BACKLOG) {
+            if (finishing) {
+                return;
+            }
+            if (queuedProgress >= PROGRESS_BACKLOG) {
                 droppedProgress++;
                 return;
             }
@@ -132,7 +149,7 @@ public final class ConsoleOutput {
         long left = max.toNanos();
         lock.lock();
         try {
-            while (!queue.isEmpty() || statusChanged || writing) {
+            while (!exited && (!queue.isEmpty() || statusChanged || writing || droppedProgress + droppedKept > 0)) {
                 if (left <= 0) {
                     return false;
                 }
@@ -181,7 +198,7 @@ public final class ConsoleOutput {
             try {
                 writing = false;
                 written.signalAll();
-                while (queue.isEmpty() && !statusChanged && !finishing) {
+                while (queue.isEmpty() && !statusChanged && !finishing && droppedProgress + droppedKept == 0) {
                     changed.awaitUninterruptibly();
                 }
                 batch = new ArrayList<>(queue);
@@ -192,7 +209,8 @@ public final class ConsoleOutput {
                 redraw = statusChanged;
                 statusChanged = false;
                 last = finishing;
-                if (droppedProgress + droppedKept > 0) {
+                // said once the stream has caught up (nothing left to write), or at the end
+                if (droppedProgress + droppedKept > 0 && (batch.isEmpty() || last)) {
                     notice = notice(droppedProgress, droppedKept);
                     droppedProgress = 0;
                     droppedKept = 0;
@@ -220,6 +238,7 @@ public final class ConsoleOutput {
                 lock.lock();
                 try {
                     writing = false;
+                    exited = true;
                     written.signalAll();
                 } finally {
                     lock.unlock();

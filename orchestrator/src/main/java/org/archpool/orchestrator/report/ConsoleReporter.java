@@ -86,18 +86,20 @@ public final class ConsoleReporter implements SchedulerListener, Consumer<Worker
                 if (!ok && o.message() != null) {
                     text.append(": ").append(UntrustedText.forTerminal(o.message()));
                 }
-                line(text.toString());
+                List<String> block = new ArrayList<>();
+                block.add(text.toString());
                 if (style.verbosity() != Verbosity.QUIET) {
-                    o.warnings().forEach(w -> line("    warning: " + UntrustedText.forTerminal(w)));
+                    o.warnings().forEach(w -> block.add("    warning: " + UntrustedText.forTerminal(w)));
                 }
                 if (!ok && o.logTail() != null && !o.logTail().isBlank()) {
                     List<String> tail = logLines(o.logTail());
                     tail.subList(Math.max(0, tail.size() - TAIL_LINES), tail.size())
-                            .forEach(l -> line("    | " + UntrustedText.forTerminal(l)));
+                            .forEach(l -> block.add("    | " + UntrustedText.forTerminal(l)));
                 }
                 if (!ok && o.logPath() != null) {
-                    line("    full log: " + o.logPath());
+                    block.add("    full log: " + o.logPath());
                 }
+                out.lines(block);
             }
             status();
         }
