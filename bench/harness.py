@@ -23,7 +23,7 @@ from benchlib.options import Options, parse
 from benchlib.processes import stop_all
 from benchlib.report import Baseline, RunInfo, duration, figure_table, to_json, to_markdown
 from benchlib.sections import compile as compile_section
-from benchlib.sections import dispatch, memory, probes, start
+from benchlib.sections import dispatch, memory, outputs, probes, start
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -33,6 +33,7 @@ SECTION_RUNNERS: Dict[str, Callable[[Context], SectionResult]] = {
     "start": start.run,
     "memory": memory.run,
     "probes": probes.run,
+    "outputs": outputs.run,
 }
 
 # Tools each section runs besides archpool (nvcc: archpool's toolchain check asks it about the target).
@@ -42,6 +43,7 @@ SECTION_TOOLS = {
     "start": ("nvcc",),
     "memory": ("nvcc",),
     "probes": ("nvcc",),
+    "outputs": (),
 }
 
 

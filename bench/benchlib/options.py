@@ -10,11 +10,13 @@ from typing import Optional, Sequence, Tuple
 
 from .errors import UsageError
 
-SECTIONS = ("compile", "dispatch", "start", "memory", "probes")
+SECTIONS = ("compile", "dispatch", "start", "memory", "probes", "outputs")
 
 # Sizes of the full run, and of --smoke (a run of seconds for CI); an option given explicitly wins over both.
-FULL_SIZES = {"runs": 3, "projects": 48, "dispatch_jobs": 5000, "queued_jobs": 10000, "worker_starts": 20}
-SMOKE_SIZES = {"runs": 1, "projects": 2, "dispatch_jobs": 200, "queued_jobs": 500, "worker_starts": 3}
+FULL_SIZES = {"runs": 3, "projects": 48, "dispatch_jobs": 5000, "queued_jobs": 10000, "worker_starts": 20,
+              "output_jobs": 100000}
+SMOKE_SIZES = {"runs": 1, "projects": 2, "dispatch_jobs": 200, "queued_jobs": 500, "worker_starts": 3,
+               "output_jobs": 300}
 
 # The options that change what a section measures, for its "Reproduce:" line.
 SECTION_OPTIONS = {
@@ -23,6 +25,7 @@ SECTION_OPTIONS = {
     "start": ("worker_starts", "arch"),
     "memory": ("queued_jobs", "arch"),
     "probes": (),
+    "outputs": ("output_jobs", "arch", "compare_archpool"),
 }
 
 DESCRIPTION = """\
@@ -34,7 +37,8 @@ reported, never asserted: the exit status is 0 whatever they are, 1 when a conte
 built the wrong thing, 2 for bad options or a missing tool, 130 when interrupted.
 
 Sections: compile (real CUDA CMake projects), dispatch (trivial jobs per second), start (worker
-launch to hello), memory (coordinator and worker RSS), probes (detection tools run per build).
+launch to hello), memory (coordinator and worker RSS), probes (detection tools run per build),
+outputs (coordinator memory for a large build with every output, in a 200 MiB heap).
 """
 
 
@@ -49,6 +53,8 @@ class Options:
     dispatch_jobs: int
     queued_jobs: int
     worker_starts: int
+    output_jobs: int
+    compare_archpool: Optional[Path]
     arch: str
     work: Optional[Path]
     keep: bool
@@ -126,6 +132,11 @@ def _parser() -> _Parser:
                    help="jobs queued in the coordinator for its peak RSS (" + size % (10000, 500) + ")")
     p.add_argument("--worker-starts", type=_count, metavar="N",
                    help="workers started one after the other (" + size % (20, 3) + ")")
+    p.add_argument("--output-jobs", type=_count, metavar="N",
+                   help="trivial jobs of the outputs section's build (" + size % (100000, 300) + ")")
+    p.add_argument("--compare-archpool", type=Path, metavar="PATH",
+                   help="another bin/archpool (e.g. a distribution built from main) whose outputs section is "
+                        "measured next to this one's, as ratios")
     p.add_argument("--arch", default="90", metavar="A", help="CUDA architecture to build for (default: 90)")
     p.add_argument("--fresh-configure", action="store_true",
                    help="let every timed configure identify the compiler itself (about 4 s per project) "
@@ -150,7 +161,7 @@ def _parser() -> _Parser:
                    help="run only these sections (" + ", ".join(SECTIONS) + "; default: all)")
     p.add_argument("--smoke", action="store_true",
                    help="a run of seconds for CI: --projects 2 --runs 1 --dispatch-jobs 200 "
-                        "--queued-jobs 500 --worker-starts 3, everything else the same")
+                        "--queued-jobs 500 --worker-starts 3 --output-jobs 300, everything else the same")
     return p
 
 
@@ -184,7 +195,8 @@ def parse(argv: Sequence[str], repo: Path) -> Options:
     return Options(
         archpool=(ns.archpool or repo / "orchestrator" / "target" / "archpool" / "bin" / "archpool").absolute(),
         runs=ns.runs, projects=ns.projects, jobs=ns.jobs, dispatch_jobs=ns.dispatch_jobs,
-        queued_jobs=ns.queued_jobs, worker_starts=ns.worker_starts, arch=ns.arch,
+        queued_jobs=ns.queued_jobs, worker_starts=ns.worker_starts, output_jobs=ns.output_jobs,
+        compare_archpool=ns.compare_archpool.absolute() if ns.compare_archpool else None, arch=ns.arch,
         work=ns.work.absolute() if ns.work else None, keep=ns.keep, out=out,
         json=(ns.json or out.with_suffix(".json")).absolute(),
         baseline=ns.baseline.absolute() if ns.baseline else None,

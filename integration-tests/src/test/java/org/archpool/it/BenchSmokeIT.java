@@ -29,7 +29,8 @@ class BenchSmokeIT {
             "dispatch", "## 2. Dispatch overhead: 200 trivial jobs",
             "start", "## 3. Worker start: 3 workers, one after the other",
             "memory", "## 4. Memory",
-            "probes", "## 5. Probes per build");
+            "probes", "## 5. Probes per build",
+            "outputs", "## 6. Outputs of a large build");
 
     private static final String TABLE_HEAD = "| figure | value | min | max | of | target | met |";
 
@@ -38,7 +39,7 @@ class BenchSmokeIT {
             "compile.wall.archpool-process", "compile.wall.archpool-thread", "compile.wall.xargs",
             "compile.wall.python", "dispatch.rate.archpool-j2", "dispatch.rate.archpool-j8",
             "dispatch.rate.xargs-P2", "dispatch.rate.xargs-P8", "start.process", "memory.coordinator-peak",
-            "memory.worker-rss-mean");
+            "memory.worker-rss-mean", "outputs.rss-peak", "outputs.heap-peak");
 
     @Test
     void measuresEverySectionAndWritesTheReportAndItsFigures(@TempDir Path dir) throws Exception {

@@ -9,10 +9,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.archpool.testing.MarkedProcesses;
 import org.archpool.testing.RequiredTool;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -28,7 +28,10 @@ class CompilerFaultIT {
     private static final String[] TOOLS = {"segfaulting-compiler", "aborting-compiler", "killed-compiler",
         "hanging-compiler"};
 
-    /** Copies the fixture compilers into {@code dir/tools} and makes them executable (git may not keep modes). */
+    /**
+     * Copies the fixture compilers into {@code dir/tools} and makes them executable (git may not keep modes),
+     * with the link to {@code sleep} that the hanging compiler runs.
+     */
     private static Path tools(Path dir) throws Exception {
         Path tools = Files.createDirectories(dir.resolve("tools"));
         for (String name : TOOLS) {
@@ -37,6 +40,7 @@ class CompilerFaultIT {
             Files.copy(source, target);
             Files.setPosixFilePermissions(target, PosixFilePermissions.fromString("rwxr-xr-x"));
         }
+        MarkedProcesses.markedSleep(tools, "sleep");
         return tools;
     }
 
@@ -69,38 +73,13 @@ class CompilerFaultIT {
         return processes;
     }
 
-    private static void awaitAllGone(Map<Long, String> processes) {
-        await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
-            List<String> alive = new ArrayList<>();
-            processes.forEach((pid, name) -> {
-                if (stillRunning(pid, name)) {
-                    alive.add(pid + " " + name);
-                }
-            });
-            assertThat(alive).as("processes of the timed-out job still alive").isEmpty();
-        });
-    }
-
     /**
-     * Whether process {@code pid} still runs and is still the one recorded. A killed process whose new parent
-     * has not reaped it yet is a zombie, which Java counts as alive; a process that took over the PID runs
-     * another command.
+     * No process whose command line names the test's folder is left (the compiler, its sleeps, CMake): the
+     * recorded PIDs are those of the job's PID namespace, which mean nothing here.
      */
-    private static boolean stillRunning(long pid, String name) {
-        return ProcessHandle.of(pid).filter(ProcessHandle::isAlive)
-                .filter(p -> p.info().commandLine().map(c -> c.contains(name) || c.contains("hanging-compiler"))
-                        .orElse(true))
-                .isPresent() && !isZombie(pid);
-    }
-
-    private static boolean isZombie(long pid) {
-        try {
-            String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
-            String state = stat.substring(stat.lastIndexOf(')') + 1).strip();
-            return state.startsWith("Z") || state.startsWith("X");
-        } catch (IOException | RuntimeException e) {
-            return true;
-        }
+    private static void awaitAllGone(Path dir) {
+        await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(MarkedProcesses.alive(dir.toString()))
+                .as("processes of the timed-out job still alive").isEmpty());
     }
 
     @Test
@@ -172,7 +151,7 @@ class CompilerFaultIT {
         Map<Long, String> processes = recordedProcesses(pidFile);
         assertThat(processes.values()).as("the worker JVM ran the compiler directly")
                 .containsExactly("sleep", "sleep", "hanging-compiler");
-        awaitAllGone(processes);
+        awaitAllGone(dir);
     }
 
     @Test
@@ -221,6 +200,6 @@ class CompilerFaultIT {
         Map<Long, String> processes = recordedProcesses(pidFile);
         assertThat(processes.values()).as("the compiler's children, itself, and what started it")
                 .containsExactly("sleep", "sleep", "hanging-compiler", "sh", "ninja", "cmake");
-        awaitAllGone(processes);
+        awaitAllGone(dir);
     }
 }

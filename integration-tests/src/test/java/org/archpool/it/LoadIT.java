@@ -27,17 +27,24 @@ class LoadIT {
     void everyJobSucceedsWhileWorkersAreKilled(@TempDir Path dir) throws Exception {
         StringBuilder jobs = new StringBuilder();
         for (int i = 0; i < JOBS; i++) {
+            // a job cannot see its worker from its PID namespace: it asks the fault agent to kill it, and every
+            // 50th other job to record it, so that the test can check at the end that no worker is left
             String script = i % KILL_EVERY == 7
-                    ? "echo $PPID >> workers.txt; [ -f m" + i + " ] || { touch m" + i + "; kill -9 $PPID; sleep 5; }"
-                    : "echo $PPID >> workers.txt";
+                    ? "[ -f m" + i + " ] || { touch m" + i + "; " + FaultAgent.ask(dir, "job-" + i, "KILL") + "; sleep 5; }"
+                    : i % KILL_EVERY == 20 ? FaultAgent.ask(dir, "job-" + i, "0") : "true";
             jobs.append(i > 0 ? "," : "").append("{\"id\":\"job-").append(i)
                     .append("\",\"kind\":\"command\",\"argv\":[\"sh\",\"-c\",\"").append(script).append("\"]}");
         }
         Archpool.manifest(dir, "{\"version\":1,\"jobs\":[" + jobs + "]}");
         Path report = dir.resolve("r.json");
 
-        Archpool.Run run = new Archpool().in(dir).run("build", "archpool.json", "--arch", "90", "-j8", "-k",
-                "--retries", "2", "--report", report.toString());
+        Archpool.Run run;
+        List<Long> pids;
+        try (FaultAgent agent = new FaultAgent(dir)) {
+            run = new Archpool().in(dir).run("build", "archpool.json", "--arch", "90", "-j8", "-k",
+                    "--retries", "2", "--report", report.toString());
+            pids = List.copyOf(agent.signalled().values());
+        }
 
         assertThat(run.exitCode()).as(run.stderr()).isZero();
         JsonNode r = Archpool.json(report);
@@ -61,10 +68,7 @@ class LoadIT {
         assertThat(r.path("pool").path("workerEvents").findValuesAsText("event").stream()
                 .filter(e -> e.equals("died")).count()).isEqualTo(JOBS / KILL_EVERY);
 
-        List<Long> pids = new ArrayList<>();
-        for (String line : Files.readAllLines(dir.resolve("workers.txt"))) {
-            pids.add(Long.parseLong(line.strip()));
-        }
+        assertThat(pids).hasSize(2 * JOBS / KILL_EVERY);
         await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(pids.stream().distinct()
                 .filter(pid -> ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false))).isEmpty());
         assertThat(ProcessHandle.allProcesses().filter(p -> p.info().commandLine().orElse("").contains(dir.toString())))

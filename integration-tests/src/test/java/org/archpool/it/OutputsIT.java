@@ -53,7 +53,7 @@ class OutputsIT {
 
         assertThat(Files.readString(dir.resolve("out/report.html"))).contains("<html").contains("bad");
 
-        String log = Files.readString(dir.resolve(".archpool/logs/archpool.log"));
+        String log = Files.readString(dir.resolve(".archpool/logs/@archpool.log"));
         String here = Files.readString(Path.of("/proc/sys/kernel/hostname")).strip();
         assertThat(log).contains("target: cuda 90").containsPattern("worker w1 started \\(pid \\d+\\) on " + java.util.regex.Pattern.quote(here))
                 .contains("job bad failed (attempts 1)").contains("job ok1 succeeded on w");
@@ -71,8 +71,10 @@ class OutputsIT {
 
     @Test
     void anOutputThatCannotBeWrittenLosesNothingElse(@TempDir Path dir) throws Exception {
-        Files.writeString(dir.resolve("blocker"), "a file, not a folder");
-        Archpool.Run run = build(dir, "--junit", "blocker/junit.xml", "--metrics", "m.prom");
+        // a file in the way before the build is refused up front (exit 2); this one appears while the build runs
+        Archpool.Run run = new Archpool().in(dir).run("build", Archpool.manifest(dir, MANIFEST.replace("echo built",
+                        "echo built; echo a file, not a folder > blocker")).toString(), "--platform", "cuda", "--arch",
+                "90", "--no-toolchain-check", "-k", "-j2", "--junit", "blocker/junit.xml", "--metrics", "m.prom");
         assertThat(run.exitCode()).as(run.toString()).isEqualTo(74);
         assertThat(run.stderr()).contains("cannot write --junit blocker/junit.xml: ")
                 .contains("blocker is in the way: it is a file where a folder is needed").doesNotContain("Exception");

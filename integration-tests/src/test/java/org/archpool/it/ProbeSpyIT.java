@@ -17,12 +17,18 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ProbeSpyIT {
 
-    /** A spy: logs who ran it (its parent's command line), then prints a real capture (or fails like rocminfo). */
+    /**
+     * A spy: logs who ran it, then prints a real capture (or fails like rocminfo). It runs in a PID namespace
+     * of its own and cannot see its parent; what tells the coordinator from a worker is the environment: the
+     * coordinator runs tools without the device-visibility variables, and everything a worker starts has them
+     * set, empty.
+     */
     private static void spy(Path bin, String name, String body) throws Exception {
         Path script = bin.resolve(name);
         Files.writeString(script, "#!/bin/sh\n"
-                + "parent=$(tr '\\0' ' ' < /proc/$PPID/cmdline)\n"
-                + "echo \"" + name + " | $parent\" >> \"$SPY_LOG\"\n"
+                + "if [ -z \"${CUDA_VISIBLE_DEVICES+set}${HIP_VISIBLE_DEVICES+set}${ROCR_VISIBLE_DEVICES+set}\" ];"
+                + " then who=coordinator; else who=worker; fi\n"
+                + "echo \"" + name + " | $who\" >> \"$SPY_LOG\"\n"
                 + body);
         Files.setPosixFilePermissions(script, PosixFilePermissions.fromString("rwxr-xr-x"));
     }
@@ -59,8 +65,7 @@ class ProbeSpyIT {
         assertThat(calls).as("each probe runs exactly once").hasSize(3);
         assertThat(calls).anyMatch(l -> l.startsWith("rocminfo |")).anyMatch(l -> l.startsWith("amdgpu-arch |"))
                 .anyMatch(l -> l.startsWith("nvidia-smi |"));
-        assertThat(calls).allMatch(l -> l.contains("org.archpool.orchestrator.cli.Main"))
-                .noneMatch(l -> l.contains("org.archpool.worker.WorkerMain"));
+        assertThat(calls).allMatch(l -> l.endsWith("| coordinator"));
 
         JsonNode r = Archpool.json(report);
         assertThat(r.path("resolution").path("platform").asText()).isEqualTo("cuda");

@@ -89,9 +89,12 @@ class ReportSchemaIT {
                 commandJob("missing", "", "archpool-it-no-such-program"),
                 commandJob("segfault", "", "sh", "-c", "kill -SEGV $$"),
                 commandJob("sleeper", ",\"timeout\":\"1s\"", "sleep", "5"),
-                commandJob("worker-killer", "", "sh", "-c", "kill -9 $PPID; sleep 5"));
+                commandJob("worker-killer", "", "sh", "-c", FaultAgent.ask(dir, "worker-killer", "KILL") + "; sleep 5"));
 
-        JsonNode r = build(dir, jobs, 1, "--platform", "cuda", "--arch", "90", "-j2", "-k");
+        JsonNode r;
+        try (FaultAgent agent = new FaultAgent(dir)) {
+            r = build(dir, jobs, 1, "--platform", "cuda", "--arch", "90", "-j2", "-k");
+        }
 
         assertThat(r.path("outcomes").properties()).extracting(Map.Entry::getKey)
                 .containsExactlyInAnyOrder("succeeded", "failed", "timed_out", "crashed");

@@ -14,6 +14,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.archpool.testing.MarkedProcesses;
 import org.archpool.testing.RequiredTool;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -173,15 +174,20 @@ class SlurmIT {
     @Test
     void aHungWorkerIsCancelledThroughSlurmAndReplaced(@TempDir Path dir) throws Exception {
         Archpool.manifest(dir, "{\"version\":1,\"jobs\":[" + commandJob("freezer",
-                "[ -f froze ] || { touch froze; echo $PPID > frozen.pid; kill -STOP $PPID; sleep 30; }; echo ok") + "]}");
+                "[ -f froze ] || { touch froze; " + FaultAgent.ask(dir, "freezer", "STOP") + "; sleep 30; }; echo ok")
+                + "]}");
         Path report = dir.resolve("r.json");
-        Archpool.Run run = new Archpool().in(dir).run("build", "archpool.json", "--arch", "90", "-j1",
-                "--launcher", "slurm", "--heartbeat-timeout", "2s", "--report", report.toString());
+        Archpool.Run run;
+        long frozen;
+        try (FaultAgent agent = new FaultAgent(dir)) {
+            run = new Archpool().in(dir).run("build", "archpool.json", "--arch", "90", "-j1",
+                    "--launcher", "slurm", "--heartbeat-timeout", "2s", "--report", report.toString());
+            frozen = agent.signalled().get("fault-freezer.STOP");
+        }
         assertThat(run.exitCode()).as(run.toString()).isZero();
         JsonNode freezer = job(Archpool.json(report), "freezer");
         assertThat(freezer.path("attempts").asInt()).isEqualTo(2);
         assertThat(freezer.path("attemptFailures").get(0).asText()).contains("no heartbeat");
-        long frozen = Long.parseLong(Files.readString(dir.resolve("frozen.pid")).strip());
         await().atMost(Duration.ofSeconds(10)).until(() -> ProcessHandle.of(frozen).map(p -> !p.isAlive()).orElse(true));
     }
 
@@ -242,10 +248,11 @@ class SlurmIT {
     void ctrlCLeavesNothingInTheQueueNotEvenAWorkerStillWaitingForCpus(@TempDir Path dir) throws Exception {
         int cpus = Integer.parseInt(Slurm.run("sinfo", "--noheader", "--format=%c").lines().findFirst().orElseThrow()
                 .strip().replace("+", ""));
+        // the jobs' processes name the test's folder (a link to sleep there): PIDs a job writes are its namespace's
+        Path sleep = MarkedProcesses.markedSleep(dir, "sleep");
         StringBuilder jobs = new StringBuilder();
         for (int i = 1; i <= cpus + 1; i++) {
-            jobs.append(i > 1 ? "," : "").append(commandJob("long" + i,
-                    "echo $$ >> pids.txt; sleep 600 & echo $! >> pids.txt; wait"));
+            jobs.append(i > 1 ? "," : "").append(commandJob("long" + i, sleep + " 600 & wait"));
         }
         Archpool.manifest(dir, "{\"version\":1,\"jobs\":[" + jobs + "]}");
         // one worker more than the node has CPUs: its job waits in the queue
@@ -255,8 +262,8 @@ class SlurmIT {
                 .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
                 .redirectOutput(dir.resolve("out.txt").toFile()).redirectError(dir.resolve("err.txt").toFile()).start();
         try {
-            await().atMost(Duration.ofSeconds(60)).until(() -> Files.exists(dir.resolve("pids.txt"))
-                    && Files.readAllLines(dir.resolve("pids.txt")).size() >= 2 * cpus);
+            await().atMost(Duration.ofSeconds(60)).until(() -> MarkedProcesses.alive(sleep + " 600").stream()
+                    .filter(p -> p.info().command().orElse("").endsWith("/sleep")).count() >= cpus);
             await().atMost(Duration.ofSeconds(10)).until(() -> Slurm.archpoolJobs().stream()
                     .anyMatch(j -> j.endsWith("PENDING")));
             assertThat(Slurm.archpoolJobs()).hasSize(cpus + 1);
@@ -265,10 +272,8 @@ class SlurmIT {
             assertThat(coordinator.waitFor(30, TimeUnit.SECONDS)).isTrue();
             assertThat(coordinator.exitValue()).as(Files.readString(dir.resolve("err.txt"))).isEqualTo(130);
             Slurm.assertQueueEmpty(Duration.ofSeconds(10));
-            List<Long> pids = Files.readAllLines(dir.resolve("pids.txt")).stream().map(String::strip)
-                    .map(Long::parseLong).toList();
-            await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(pids)
-                    .allMatch(pid -> ProcessHandle.of(pid).map(p -> !p.isAlive()).orElse(true)));
+            await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(MarkedProcesses.alive(sleep.toString()))
+                    .isEmpty());
             JsonNode r = Archpool.json(dir.resolve("r.json"));
             assertThat(r.path("jobs").findValuesAsText("outcome")).hasSize(cpus + 1).allMatch("cancelled"::equals);
         } finally {

@@ -17,8 +17,12 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 class WorkerEnvironmentIT {
 
-    private static final String RECORD_ENV = "env > child.env; tr '\\\\0' '\\\\n' < /proc/$PPID/environ > parent.env;"
-            + " printf '%s\\\\n' \\\"$@\\\" > flags.txt; echo '{archs}' > archs.txt";
+    /** Records the job's environment, and its worker's through a {@link FaultAgent} (the job cannot see it). */
+    private static String recordEnv(Path dir) {
+        return "env > child.env; " + FaultAgent.ask(dir, "record-env", "0") + "; tr '\\\\0' '\\\\n' < "
+                + dir.toAbsolutePath().resolve("fault-record-env.0.environ") + " > parent.env;"
+                + " printf '%s\\\\n' \\\"$@\\\" > flags.txt; echo '{archs}' > archs.txt";
+    }
 
     private static Map<String, String> read(Path file) throws Exception {
         return Files.readAllLines(file).stream().filter(l -> l.contains("="))
@@ -36,15 +40,18 @@ class WorkerEnvironmentIT {
         Path jobDir = Files.createDirectories(dir.resolve("job"));
         Archpool.manifest(dir, "{\"version\":1,\"jobs\":[{\"id\":\"record-env\",\"kind\":\"command\",\"cwd\":\"job\","
                 + "\"env\":{\"CUDA_VISIBLE_DEVICES\":\"0\",\"HIP_VISIBLE_DEVICES\":\"0\"},"
-                + "\"argv\":[\"sh\",\"-c\",\"" + RECORD_ENV + "\",\"sh\",\"{offload-arch-flags}\"]}]}");
+                + "\"argv\":[\"sh\",\"-c\",\"" + recordEnv(dir) + "\",\"sh\",\"{offload-arch-flags}\"]}]}");
         String[] args = new String[6 + archArgs.length];
         // The job runs no compiler, so the compiler check before dispatch has nothing to say about it.
         System.arraycopy(new String[] {"build", dir.resolve("archpool.json").toString(), "--mode", mode,
                 "--no-toolchain-check", "-j1"}, 0, args, 0, 6);
         System.arraycopy(archArgs, 0, args, 6, archArgs.length);
-        Archpool.Run run = new Archpool().in(dir)
-                .env("CUDA_VISIBLE_DEVICES", "0").env("ROCR_VISIBLE_DEVICES", "0,1").env("HIP_VISIBLE_DEVICES", "1")
-                .run(args);
+        Archpool.Run run;
+        try (FaultAgent agent = new FaultAgent(dir)) {
+            run = new Archpool().in(dir)
+                    .env("CUDA_VISIBLE_DEVICES", "0").env("ROCR_VISIBLE_DEVICES", "0,1").env("HIP_VISIBLE_DEVICES", "1")
+                    .run(args);
+        }
         assertThat(run.exitCode()).as(run.toString()).isZero();
         return jobDir;
     }

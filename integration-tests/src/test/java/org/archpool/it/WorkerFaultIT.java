@@ -10,14 +10,18 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import org.archpool.testing.MarkedProcesses;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Workers that die, hang or get recycled, and a coordinator that is interrupted or killed: every job keeps
- * exactly one outcome and no process is left behind. The jobs themselves play the fault (a job can reach its
- * worker as {@code $PPID}); a marker file makes the fault happen on the first attempt only.
+ * exactly one outcome and no process is left behind. The jobs ask for the fault, which a {@link FaultAgent}
+ * plays on their worker from outside (a job cannot see its worker from its PID namespace); a marker file
+ * makes the fault happen on the first attempt only.
  */
 class WorkerFaultIT {
 
@@ -37,11 +41,15 @@ class WorkerFaultIT {
     @Test
     void aWorkerThatDiesMidJobIsReplacedAndTheJobRetried(@TempDir Path dir) throws Exception {
         Archpool.manifest(dir, "{\"version\":1,\"jobs\":["
-                + commandJob("victim", "[ -f died ] || { touch died; kill -9 $PPID; sleep 5; }; echo second try")
+                + commandJob("victim", "[ -f died ] || { touch died; " + FaultAgent.ask(dir, "victim", "KILL")
+                        + "; sleep 5; }; echo second try")
                 + "," + commandJob("bystander", "echo fine") + "]}");
         Path report = dir.resolve("r.json");
-        Archpool.Run run = new Archpool().in(dir).run("build", "archpool.json", "--arch", "90", "-j1",
-                "--report", report.toString());
+        Archpool.Run run;
+        try (FaultAgent agent = new FaultAgent(dir)) {
+            run = new Archpool().in(dir).run("build", "archpool.json", "--arch", "90", "-j1",
+                    "--report", report.toString());
+        }
         assertThat(run.exitCode()).as(run.toString()).isZero();
         JsonNode r = Archpool.json(report);
         JsonNode victim = job(r, "victim");
@@ -57,18 +65,23 @@ class WorkerFaultIT {
     @Test
     void aHungWorkerIsDetectedByItsMissingHeartbeat(@TempDir Path dir) throws Exception {
         Archpool.manifest(dir, "{\"version\":1,\"jobs\":["
-                + commandJob("freezer", "[ -f froze ] || { touch froze; echo $PPID > frozen.pid; kill -STOP $PPID; sleep 30; }; echo ok")
+                + commandJob("freezer", "[ -f froze ] || { touch froze; " + FaultAgent.ask(dir, "freezer", "STOP")
+                        + "; sleep 30; }; echo ok")
                 + "]}");
         Path report = dir.resolve("r.json");
         long start = System.nanoTime();
-        Archpool.Run run = new Archpool().in(dir).run("build", "archpool.json", "--arch", "90", "-j1",
-                "--heartbeat-timeout", "2s", "--report", report.toString());
+        Archpool.Run run;
+        long frozen;
+        try (FaultAgent agent = new FaultAgent(dir)) {
+            run = new Archpool().in(dir).run("build", "archpool.json", "--arch", "90", "-j1",
+                    "--heartbeat-timeout", "2s", "--report", report.toString());
+            frozen = agent.signalled().get("fault-freezer.STOP");
+        }
         assertThat(run.exitCode()).as(run.toString()).isZero();
         assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(25));
         JsonNode freezer = job(Archpool.json(report), "freezer");
         assertThat(freezer.path("attempts").asInt()).isEqualTo(2);
         assertThat(freezer.path("attemptFailures").get(0).asText()).contains("hung").contains("no heartbeat");
-        long frozen = Long.parseLong(Files.readString(dir.resolve("frozen.pid")).strip());
         await().atMost(Duration.ofSeconds(5)).until(() -> ProcessHandle.of(frozen).map(p -> !p.isAlive()).orElse(true));
     }
 
@@ -76,26 +89,36 @@ class WorkerFaultIT {
     void workersAreRecycledAfterTheirQuota(@TempDir Path dir) throws Exception {
         StringBuilder jobs = new StringBuilder();
         for (int i = 1; i <= 5; i++) {
-            jobs.append(i > 1 ? "," : "").append(commandJob("j" + i, "echo $PPID >> workers.txt"));
+            jobs.append(i > 1 ? "," : "").append(commandJob("j" + i, FaultAgent.ask(dir, "j" + i, "0")));
         }
         Archpool.manifest(dir, "{\"version\":1,\"jobs\":[" + jobs + "]}");
         Path report = dir.resolve("r.json");
-        Archpool.Run run = new Archpool().in(dir).run("build", "archpool.json", "--arch", "90", "-j1",
-                "--max-jobs-per-worker", "2", "--report", report.toString());
+        Archpool.Run run;
+        Map<String, Long> workers;
+        try (FaultAgent agent = new FaultAgent(dir)) {
+            run = new Archpool().in(dir).run("build", "archpool.json", "--arch", "90", "-j1",
+                    "--max-jobs-per-worker", "2", "--report", report.toString());
+            workers = agent.signalled();
+        }
         assertThat(run.exitCode()).as(run.toString()).isZero();
         JsonNode r = Archpool.json(report);
         assertThat(r.path("jobs").findValuesAsText("worker")).containsExactly("w1", "w1", "w1.2", "w1.2", "w1.3");
-        assertThat(Files.readAllLines(dir.resolve("workers.txt")).stream().distinct().count()).isEqualTo(3);
+        assertThat(workers).hasSize(5);
+        assertThat(workers.values().stream().distinct().count()).isEqualTo(3);
         assertThat(r.path("pool").path("workerEvents").findValuesAsText("event"))
                 .containsExactly("started", "recycled", "started", "recycled", "started");
     }
 
-    /** A build of two jobs that sleep under their workers (PIDs recorded) and two more queued behind them. */
+    /**
+     * A build of two jobs that sleep under their workers and two more queued behind them. Every process of the
+     * jobs names the test's folder (a link to {@code sleep} there), so that {@link #assertAllGone} finds them.
+     */
     private static Process startLongBuild(Path dir) throws Exception {
+        Path sleep = MarkedProcesses.markedSleep(dir, "sleep");
         StringBuilder jobs = new StringBuilder();
         for (int i = 1; i <= 4; i++) {
             jobs.append(i > 1 ? "," : "").append(commandJob("long" + i,
-                    "echo $PPID >> pids.txt; sleep 600 & echo $! >> pids.txt; sh -c 'sleep 600' & echo $! >> pids.txt; wait"));
+                    sleep + " 600 & sh -c '" + sleep + " 600' & wait"));
         }
         Archpool.manifest(dir, "{\"version\":1,\"jobs\":[" + jobs + "]}");
         List<String> command = new ArrayList<>(List.of(Archpool.home().resolve("bin/archpool").toString(), "build",
@@ -103,21 +126,35 @@ class WorkerFaultIT {
         Process p = new ProcessBuilder(command).directory(dir.toFile())
                 .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
                 .redirectOutput(dir.resolve("out.txt").toFile()).redirectError(dir.resolve("err.txt").toFile()).start();
-        await().atMost(Duration.ofSeconds(30)).until(() -> Files.exists(dir.resolve("pids.txt"))
-                && Files.readAllLines(dir.resolve("pids.txt")).size() >= 6);
+        await().atMost(Duration.ofSeconds(30)).until(() -> sleeps(dir).size() >= 4);
         return p;
     }
 
-    private static void assertAllGone(Path dir) throws Exception {
-        List<Long> pids = Files.readAllLines(dir.resolve("pids.txt")).stream().map(String::strip).map(Long::parseLong)
+    /** The jobs' sleeps that run. */
+    private static List<ProcessHandle> sleeps(Path dir) {
+        return MarkedProcesses.alive(dir.resolve("sleep") + " 600").stream()
+                .filter(p -> p.info().command().orElse("").endsWith("/sleep"))
                 .toList();
-        await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(pids)
-                .allMatch(pid -> ProcessHandle.of(pid).map(p -> !p.isAlive()).orElse(true)));
+    }
+
+    /** No process of the jobs, and none of their workers (found above the jobs' sleeps), is left. */
+    private static void assertAllGone(Path dir, List<ProcessHandle> workers) {
+        assertThat(workers).hasSize(2);
+        await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
+            assertThat(MarkedProcesses.alive(dir.toString())).isEmpty();
+            assertThat(workers).noneMatch(ProcessHandle::isAlive);
+        });
+    }
+
+    private static List<ProcessHandle> workers(Path dir) {
+        return sleeps(dir).stream().map(FaultAgent::workerAbove).flatMap(Optional::stream).distinct()
+                .toList();
     }
 
     @Test
     void ctrlCCancelsEverythingWritesTheReportAndExits130(@TempDir Path dir) throws Exception {
         Process coordinator = startLongBuild(dir);
+        List<ProcessHandle> workers = workers(dir);
         long start = System.nanoTime();
         new ProcessBuilder("kill", "-INT", Long.toString(coordinator.pid())).start().waitFor();
         assertThat(coordinator.waitFor(10, TimeUnit.SECONDS)).isTrue();
@@ -129,24 +166,26 @@ class WorkerFaultIT {
         assertThat(r.path("jobs").findValuesAsText("outcome")).containsOnly("cancelled");
         assertThat(r.path("jobs").findValuesAsText("message")).allMatch(m -> m.contains("interrupted"));
         assertThat(Files.readString(dir.resolve("err.txt"))).contains("interrupted").doesNotContain("Exception");
-        assertAllGone(dir);
+        assertAllGone(dir, workers);
     }
 
     @Test
     void sigtermDoesTheSame(@TempDir Path dir) throws Exception {
         Process coordinator = startLongBuild(dir);
+        List<ProcessHandle> workers = workers(dir);
         coordinator.destroy();
         assertThat(coordinator.waitFor(10, TimeUnit.SECONDS)).isTrue();
         assertThat(coordinator.exitValue()).isEqualTo(130);
         assertThat(Archpool.json(dir.resolve("r.json")).path("jobs").findValuesAsText("outcome")).containsOnly("cancelled");
-        assertAllGone(dir);
+        assertAllGone(dir, workers);
     }
 
     @Test
     void aCoordinatorKilledWithSigkillLeavesNoWorkerNorCompiler(@TempDir Path dir) throws Exception {
         Process coordinator = startLongBuild(dir);
+        List<ProcessHandle> workers = workers(dir);
         coordinator.destroyForcibly();
         assertThat(coordinator.waitFor(10, TimeUnit.SECONDS)).isTrue();
-        assertAllGone(dir);
+        assertAllGone(dir, workers);
     }
 }

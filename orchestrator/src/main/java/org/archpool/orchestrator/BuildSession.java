@@ -3,7 +3,6 @@ package org.archpool.orchestrator;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -14,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
+import java.util.stream.Collectors;
 import org.archpool.orchestrator.arch.ArchResolutionException;
 import org.archpool.orchestrator.arch.ArchResolver;
 import org.archpool.orchestrator.arch.ArchSyntaxException;
@@ -23,6 +23,10 @@ import org.archpool.orchestrator.manifest.Manifest;
 import org.archpool.orchestrator.manifest.ManifestException;
 import org.archpool.orchestrator.manifest.ManifestReader;
 import org.archpool.orchestrator.metrics.BuildMetrics;
+import org.archpool.orchestrator.output.LogFolderLock;
+import org.archpool.orchestrator.output.LogLayout;
+import org.archpool.orchestrator.output.OutputPathException;
+import org.archpool.orchestrator.output.OutputPaths;
 import org.archpool.orchestrator.pool.WorkerLauncher;
 import org.archpool.orchestrator.pool.WorkerPool;
 import org.archpool.orchestrator.report.BuildReport;
@@ -30,6 +34,7 @@ import org.archpool.orchestrator.report.ConsoleOutput;
 import org.archpool.orchestrator.report.ConsoleReporter;
 import org.archpool.orchestrator.report.ConsoleStyle;
 import org.archpool.orchestrator.report.LogReporter;
+import org.archpool.orchestrator.report.OutputProgress;
 import org.archpool.orchestrator.report.OutputWriteException;
 import org.archpool.orchestrator.report.ReportFiles;
 import org.archpool.orchestrator.schedule.JobOutcome;
@@ -65,7 +70,16 @@ public final class BuildSession {
     public record Settings(Path manifest, int jobs, ArchResolver.Request arch, Path report, Path logDir,
                            boolean keepGoing, Duration timeout, int retries, int buildParallelism,
                            int maxJobsPerWorker, Verification verify, ReportFiles outputs, ConsoleStyle style,
-                           int width, int cpus) {
+                           int width, int cpus, Long maxLogBytes) {
+
+        /** With each job's log capped at {@link SchedulerConfig#DEFAULT_MAX_LOG_BYTES}. */
+        public Settings(Path manifest, int jobs, ArchResolver.Request arch, Path report, Path logDir,
+                        boolean keepGoing, Duration timeout, int retries, int buildParallelism,
+                        int maxJobsPerWorker, Verification verify, ReportFiles outputs, ConsoleStyle style,
+                        int width, int cpus) {
+            this(manifest, jobs, arch, report, logDir, keepGoing, timeout, retries, buildParallelism,
+                    maxJobsPerWorker, verify, outputs, style, width, cpus, SchedulerConfig.DEFAULT_MAX_LOG_BYTES);
+        }
 
         /**
          * {@code K} for a build with {@code workers} workers: the one asked for, else the CPUs shared out among
@@ -107,7 +121,8 @@ public final class BuildSession {
      * Runs the build; the exit code is 0 when every job succeeded, 70 when no worker could start, 130 after an
      * interrupt, 1 otherwise.
      */
-    public int run() throws ManifestException, ArchSyntaxException, ArchResolutionException, IOException {
+    public int run() throws ManifestException, OutputPathException, ArchSyntaxException, ArchResolutionException,
+            IOException {
         Instant started = clock.instant();
         Manifest manifest = new ManifestReader().read(settings.manifest());
         Path base = manifest.baseDir();
@@ -115,11 +130,15 @@ public final class BuildSession {
                 : base.resolve(".archpool").resolve("logs");
         Path reportFile = settings.report() != null ? settings.report().toAbsolutePath()
                 : base.resolve(".archpool").resolve("report.json");
-        Files.createDirectories(logDir);
+        outputPaths(logDir, reportFile).check(
+                manifest.jobs().stream().map(JobSpec::id).collect(Collectors.toSet()), settings.retries() + 1);
+        LogLayout logs = new LogLayout(logDir);
         // the console is written on threads of its own: a reader that does not read never stalls the build
         ConsoleOutput stdout = ConsoleOutput.start(out, "stdout");
         ConsoleOutput stderr = ConsoleOutput.start(err, "stderr");
-        try (CoordinatorLog log = CoordinatorLog.open(logDir.resolve("archpool.log"))) {
+        try (LogFolderLock lock = LogFolderLock.acquire(logs, LogFolderLock.Holder.thisProcess(started,
+                     manifest.file()));
+             CoordinatorLog log = CoordinatorLog.open(logs.coordinatorLog())) {
             LOG.info("archpool {} build of {} ({} jobs), -j {}", Version.current(), manifest.file(),
                     manifest.jobs().size(), settings.jobs());
             return run(started, manifest, logDir, reportFile, stdout, stderr);
@@ -127,6 +146,28 @@ public final class BuildSession {
             stdout.finish();
             stderr.finish();
         }
+    }
+
+    /** Every path the build writes, as given or by default, for the check before anything runs. */
+    private OutputPaths outputPaths(Path logDir, Path reportFile) {
+        List<OutputPaths.Output> files = new ArrayList<>();
+        files.add(settings.report() != null ? OutputPaths.Output.given("--report", "report", settings.report())
+                : OutputPaths.Output.byDefault("--report", "report", reportFile));
+        ReportFiles more = settings.outputs();
+        Map<String, Path> asked = new LinkedHashMap<>();
+        asked.put("--metrics", more.metrics());
+        asked.put("--trace", more.trace());
+        asked.put("--junit", more.junit());
+        asked.put("--html", more.html());
+        asked.forEach((flag, path) -> {
+            if (path != null) {
+                files.add(OutputPaths.Output.given(flag, flag.substring(2), path));
+            }
+        });
+        OutputPaths.Output folder = settings.logDir() != null
+                ? OutputPaths.Output.given("--log-dir", "log folder", settings.logDir())
+                : OutputPaths.Output.byDefault("--log-dir", "log folder", logDir);
+        return new OutputPaths(settings.manifest(), files, folder);
     }
 
     private int run(Instant started, Manifest manifest, Path logDir, Path reportFile, ConsoleOutput stdout,
@@ -137,7 +178,7 @@ public final class BuildSession {
         ConsoleReporter console = new ConsoleReporter(stdout, manifest.jobs().size(), settings.style(),
                 settings.width());
         LogReporter logReporter = new LogReporter();
-        WorkerLauncher launcher = launchers.apply(logDir.resolve("workers"));
+        WorkerLauncher launcher = launchers.apply(new LogLayout(logDir).workerLogs());
         try (WorkerPool pool = new WorkerPool(launcher, workers, settings.maxJobsPerWorker(), clock,
                 event -> {
                     metrics.accept(event);
@@ -146,7 +187,10 @@ public final class BuildSession {
                 })) {
             // the workers' JVMs start while the architecture is resolved; they never need it to start
             pool.warmUp();
-            Resolved target = resolve(metrics, stderr);
+            Resolved target;
+            try (ResolutionInterruptHook interrupt = new ResolutionInterruptHook(pool, err)) {
+                target = resolve(metrics, stderr);
+            }
             console.note(target.line());
             LOG.info(target.line());
             return build(started, manifest, logDir, reportFile, target, pool, metrics, console, logReporter, stderr);
@@ -181,17 +225,23 @@ public final class BuildSession {
         int parallelism = settings.buildParallelism(workers);
         SchedulerConfig config = new SchedulerConfig(resolution.target(), logDir,
                 settings.timeout() == null ? 0 : settings.timeout().toMillis(), parallelism,
-                settings.retries(), settings.keepGoing(), settings.verify());
+                settings.retries(), settings.keepGoing(), settings.verify())
+                .withMaxLogBytes(settings.maxLogBytes());
         List<JobOutcome> outcomes = new ArrayList<>();
+        ReportFiles outputs = settings.outputs().withReport(reportFile);
         try (Scheduler scheduler = new Scheduler(pool, config, clock,
                      SchedulerListener.all(logReporter, console, metrics));
              InterruptHook interrupt = new InterruptHook(scheduler, pool, stderr)) {
+            OutputProgress progress = outputs.progress();
+            interrupt.track(progress);
             metrics.watchPool(scheduler::busy, pool::liveWorkers, scheduler::queued);
             List<CompletableFuture<JobOutcome>> futures = new ArrayList<>();
             for (JobSpec job : manifest.jobs()) {
                 futures.add(scheduler.submit(job));
             }
             futures.forEach(f -> outcomes.add(f.join()));
+            futures.clear();
+            interrupt.jobsEnded();
             BuildReport.Pool poolFacts = new BuildReport.Pool(pool.mode(), pool.launcher(), workers, parallelism,
                     settings.retries(), settings.keepGoing(), logDir.toString(), pool.events());
             String noWorker = pool.noWorkerStarted();
@@ -205,19 +255,20 @@ public final class BuildSession {
                     resolution, target.checked(), poolFacts, counts, outcomes);
             OutputWriteException notWritten = null;
             try {
-                settings.outputs().withReport(reportFile).write(report, registry);
+                outputs.write(report, registry, progress);
             } catch (OutputWriteException e) {
                 notWritten = e;
             }
-            interrupt.reportWritten();
             if (exitCode == NO_WORKER_EXIT_CODE) {
                 stderr.line("archpool: no worker could start, so no job ran (each is crashed in the report): "
                         + noWorker + ". Fix what the worker's JVM says (ARCHPOOL_WORKER_JAVA_OPTS, the Java runtime,"
                         + " the memory it may use) and run the build again.");
             }
-            // the one place where the build waits for the console: every output is written by now
+            // an interrupted build ends in the interrupt hook, which names what was not written: it hears of the
+            // outputs before the summary, the one place where the build waits for the console's reader
+            interrupt.outputsWritten(notWritten == null ? null : notWritten.getMessage());
             console.summary(outcomes, target.line(), reportFile.toString());
-            if (notWritten != null) {
+            if (notWritten != null && !interrupt.fired()) {
                 throw notWritten;
             }
             return exitCode;

@@ -14,10 +14,20 @@ import java.util.Objects;
  * @param steps     the processes to run, in order; the first that does not succeed ends the job
  * @param timeoutMs the job's whole time limit (0 = none)
  * @param logPath   absolute path of the file that receives every line the job's processes print
+ * @param maxLogBytes the most bytes the job's log may hold; over it the log keeps its head and its tail and says
+ *                  what was cut between them. Null (absent on the wire) for no cap
  */
 public record BuildRequest(
-        String requestId, JobSpec job, Target target, List<Step> steps, long timeoutMs, String logPath)
+        String requestId, JobSpec job, Target target, List<Step> steps, long timeoutMs, String logPath,
+        Long maxLogBytes)
         implements Message {
+
+    /** A request whose log has no size cap. */
+    public BuildRequest(String requestId, JobSpec job, Target target, List<Step> steps, long timeoutMs,
+                        String logPath) {
+        this(requestId, job, target, steps, timeoutMs, logPath, null);
+    }
+
     public BuildRequest {
         Objects.requireNonNull(requestId, "build.requestId");
         Objects.requireNonNull(job, "build.job");
@@ -30,6 +40,9 @@ public record BuildRequest(
         Objects.requireNonNull(logPath, "build.logPath");
         if (timeoutMs < 0) {
             throw new IllegalArgumentException("build.timeoutMs must be >= 0");
+        }
+        if (maxLogBytes != null && maxLogBytes <= 0) {
+            throw new IllegalArgumentException("build.maxLogBytes must be > 0 (leave it out for no cap)");
         }
     }
 }

@@ -6,6 +6,7 @@ import java.nio.file.FileSystems;
 import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.PathMatcher;
 import java.nio.file.SimpleFileVisitor;
@@ -20,6 +21,8 @@ import org.archpool.protocol.CommandJob;
 import org.archpool.protocol.JobSpec;
 import org.archpool.worker.inspect.GpuCode;
 import org.archpool.worker.inspect.GpuCodeInspector;
+import org.archpool.worker.inspect.MalformedBinaryException;
+import org.archpool.worker.inspect.TooLargeToInspectException;
 
 /**
  * Finds what a successful job produced and reads the GPU code in each file.
@@ -49,7 +52,19 @@ public final class ArtifactScanner {
      * @param started when it started; a command job's default artifacts are the files modified since
      * @return the artifacts, sorted by path
      */
-    public List<Artifact> scan(JobSpec job, Instant started) {
+    public List<Artifact> scan(JobSpec job, Instant started) throws UnreadableArtifactException {
+        return scan(job, started, () -> { });
+    }
+
+    /**
+     * @param job     the job that succeeded
+     * @param started when it started; a command job's default artifacts are the files modified since
+     * @param beat    run for each file visited and each artifact read: the job's thread is still at work
+     * @return the artifacts, sorted by path; a file whose container is malformed is listed with its problem
+     * @throws UnreadableArtifactException if an artifact cannot be read, or is too large to inspect within the
+     *                                     inspector's memory budget
+     */
+    public List<Artifact> scan(JobSpec job, Instant started, Runnable beat) throws UnreadableArtifactException {
         Path root = Path.of(job instanceof CmakeJob c ? c.buildDir() : ((CommandJob) job).cwd());
         if (!Files.isDirectory(root)) {
             return List.of();
@@ -57,7 +72,7 @@ public final class ArtifactScanner {
         if (job instanceof CommandJob command && job.artifacts().isEmpty()) {
             List<Path> named = namedOutputs(command, root);
             if (!named.isEmpty()) {
-                return named.stream().map(this::read).toList();
+                return readAll(named, beat);
             }
         }
         List<PathMatcher> globs = job.artifacts().stream()
@@ -80,6 +95,7 @@ public final class ArtifactScanner {
 
                 @Override
                 public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
+                    beat.run(); // a large tree on a slow file system takes long to walk
                     if (attrs.isRegularFile() && wanted(file, attrs)) {
                         files.add(file);
                     }
@@ -107,7 +123,16 @@ public final class ArtifactScanner {
                     "cannot list the job's output folder: " + e.getMessage()));
         }
         files.sort(null);
-        return files.stream().map(this::read).toList();
+        return readAll(files, beat);
+    }
+
+    private List<Artifact> readAll(List<Path> files, Runnable beat) throws UnreadableArtifactException {
+        List<Artifact> read = new ArrayList<>(files.size());
+        for (Path file : files) {
+            read.add(read(file));
+            beat.run();
+        }
+        return read;
     }
 
     /** The existing regular files a command's argv names as its outputs, in argv order, without duplicates. */
@@ -132,7 +157,11 @@ public final class ArtifactScanner {
         return outputs;
     }
 
-    private Artifact read(Path file) {
+    /**
+     * A malformed file is a fact about the artifact, listed with its problem for {@code --verify} to judge; a file
+     * that cannot be read, or is too large to read within the budget, was not inspected at all.
+     */
+    private Artifact read(Path file) throws UnreadableArtifactException {
         try {
             if (!Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS)) {
                 return new Artifact(file.toString(), List.of(), "no longer a regular file");
@@ -140,8 +169,18 @@ public final class ArtifactScanner {
             GpuCode code = inspector.inspect(file);
             String problem = code.problems().isEmpty() ? null : String.join("; ", code.problems());
             return new Artifact(file.toString(), code.archs(), problem, code.hostcallKernels());
-        } catch (IOException e) {
+        } catch (TooLargeToInspectException e) {
+            throw UnreadableArtifactException.of(file, "too large to inspect: " + e.getMessage(), e);
+        } catch (MalformedBinaryException e) {
             return new Artifact(file.toString(), List.of(), e.getMessage());
+        } catch (NoSuchFileException e) {
+            return new Artifact(file.toString(), List.of(), "no longer there");
+        } catch (IOException e) {
+            throw UnreadableArtifactException.of(file, "it cannot be read: " + e, e);
+        } catch (OutOfMemoryError e) {
+            // the allocation that failed is gone with the stack unwound; the worker's heap is intact
+            throw UnreadableArtifactException.of(file, "reading it ran out of memory (the worker's heap is "
+                    + (Runtime.getRuntime().maxMemory() >> 20) + " MiB)", e);
         }
     }
 }

@@ -1,8 +1,6 @@
 package org.archpool.worker;
 
-import java.io.BufferedOutputStream;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -10,6 +8,7 @@ import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.function.Consumer;
 import org.archpool.protocol.Artifact;
 import org.archpool.protocol.BuildRequest;
@@ -21,6 +20,7 @@ import org.archpool.protocol.Step;
 import org.archpool.worker.exec.CancellationToken;
 import org.archpool.worker.exec.ChildEnvironment;
 import org.archpool.worker.exec.Deadline;
+import org.archpool.worker.exec.JobLog;
 import org.archpool.worker.exec.LogTail;
 import org.archpool.worker.exec.StepResult;
 import org.archpool.worker.exec.StepRunner;
@@ -31,9 +31,10 @@ import org.archpool.worker.inspect.GpuCodeInspector;
  * made them, into the job's log file (each with the device-visibility variables set to empty on top of its own
  * environment), stops at the first that does not succeed, and reads the GPU code of a successful job's
  * artifacts. Shared by worker JVMs and thread mode. Never throws for anything a job can do; every request gets
- * a result.
+ * a result: a log that cannot be created or written (a link planted at its path, a full disk, a file size limit)
+ * fails the job with the reason, its processes killed, and so does an artifact that cannot be inspected.
  */
-public final class JobRunner {
+public final class JobRunner implements RequestRunner {
 
     static final int TAIL_LINES = 40;
     static final int TAIL_BYTES = 16 * 1024;
@@ -61,6 +62,11 @@ public final class JobRunner {
      * @param token    cancels the running step (its process tree is killed)
      */
     public BuildResult run(BuildRequest request, Consumer<Phase> progress, CancellationToken token) {
+        return run(request, token, JobActivity.reporting(progress));
+    }
+
+    @Override
+    public BuildResult run(BuildRequest request, CancellationToken token, JobActivity activity) {
         Path logPath = Path.of(request.logPath());
         Deadline deadline = Deadline.after(clock, request.timeoutMs());
         List<PhaseTiming> timings = new ArrayList<>();
@@ -78,16 +84,33 @@ public final class JobRunner {
         }
         StepResult last = null;
         Instant started = Instant.now(clock);
-        try (OutputStream log = new BufferedOutputStream(Files.newOutputStream(logPath), 1 << 14)) {
+        // the step's own token: cancelled by the caller's, and by a log that cannot be written
+        CancellationToken stepToken = new CancellationToken();
+        Runnable unlink = token.onCancel(stepToken::cancel);
+        JobLog log;
+        try {
+            log = JobLog.open(logPath, request.maxLogBytes(), stepToken::cancel);
+        } catch (IOException e) {
+            unlink.run();
+            return result(request, Outcome.FAILED, null, timings, List.of(), null,
+                    "cannot create the job log " + logPath + ": " + reason(e));
+        }
+        try (log) {
             writeLine(log, "# archpool job " + request.job().id() + " (" + request.job().kind() + ") for "
                     + request.target().platform().wireName() + " " + request.target().cmakeList()
                     + ", started " + started);
             for (Step step : plan) {
-                progress.accept(step.phase());
+                if (log.failure().isPresent()) {
+                    break;
+                }
+                activity.phase(step.phase());
                 writeLine(log, "$ " + String.join(" ", step.argv()));
-                log.flush();
-                last = steps.run(step, log, deadline, token);
-                log.flush();
+                activity.waitingForStep(true);
+                try {
+                    last = steps.run(step, log, deadline, stepToken);
+                } finally {
+                    activity.waitingForStep(false);
+                }
                 timings.add(new PhaseTiming(step.phase(), last.ms(), last.exitCode()));
                 if (!last.succeeded()) {
                     writeKilled(log, last.killed());
@@ -95,15 +118,26 @@ public final class JobRunner {
                     break;
                 }
             }
-        } catch (IOException e) {
-            return result(request, Outcome.FAILED, null, timings, List.of(), null,
-                    "cannot write the job log " + logPath + ": " + e.getMessage());
+        } finally {
+            unlink.run();
+        }
+        Optional<IOException> logFailure = log.failure();
+        if (logFailure.isPresent()) {
+            return result(request, Outcome.FAILED, null, timings, List.of(),
+                    LogTail.read(logPath, TAIL_LINES, TAIL_BYTES), "cannot write the job log " + logPath + ": "
+                            + reason(logFailure.get()) + (last == null ? "" : "; the job's processes were killed"));
         }
         String tail = LogTail.read(logPath, TAIL_LINES, TAIL_BYTES);
         if (last == null || last.succeeded()) {
-            progress.accept(Phase.INSPECT);
+            activity.phase(Phase.INSPECT);
             long inspectStart = clock.millis();
-            List<Artifact> found = artifacts.scan(request.job(), started);
+            List<Artifact> found;
+            try {
+                found = artifacts.scan(request.job(), started, activity::beat);
+            } catch (UnreadableArtifactException e) {
+                timings.add(new PhaseTiming(Phase.INSPECT, clock.millis() - inspectStart, null));
+                return result(request, Outcome.FAILED, null, timings, List.of(), tail, e.getMessage());
+            }
             timings.add(new PhaseTiming(Phase.INSPECT, clock.millis() - inspectStart, null));
             return result(request, Outcome.SUCCEEDED, 0, timings, found, null, null);
         }
@@ -115,6 +149,11 @@ public final class JobRunner {
         };
         return new BuildResult(request.requestId(), outcome, last.exitCode(), last.signal().orElse(null), timings,
                 List.of(), request.logPath(), tail, describe(failedStep, last, request.timeoutMs()));
+    }
+
+    /** An I/O error's own words ({@code No space left on device}), else its class. */
+    private static String reason(IOException e) {
+        return e.getMessage() != null ? e.getMessage() : e.toString();
     }
 
     /** One sentence for the log and the result: which phase, which program, how it ended. */
@@ -172,7 +211,7 @@ public final class JobRunner {
      * Names the processes the time limit killed. Ninja prints a command's output only when it ends, so for a
      * hung build this is the only place the log shows which compiler hung, on which file.
      */
-    private static void writeKilled(OutputStream log, List<String> killed) throws IOException {
+    private static void writeKilled(JobLog log, List<String> killed) {
         if (killed.isEmpty()) {
             return;
         }
@@ -185,7 +224,9 @@ public final class JobRunner {
         }
     }
 
-    private static void writeLine(OutputStream out, String line) throws IOException {
-        out.write((line + "\n").getBytes(StandardCharsets.UTF_8));
+    /** Writes to the job's log, which records a failure instead of throwing it. */
+    private static void writeLine(JobLog log, String line) {
+        byte[] bytes = (line + "\n").getBytes(StandardCharsets.UTF_8);
+        log.write(bytes, 0, bytes.length);
     }
 }

@@ -2,6 +2,7 @@ package org.archpool.worker;
 
 import java.io.EOFException;
 import java.io.IOException;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
@@ -25,7 +26,8 @@ import org.archpool.worker.exec.CancellationToken;
 /**
  * The worker's side of the protocol: says {@code hello}, then reads requests until {@code shutdown}, end of
  * input, or {@link #stop}. One job runs at a time on the job executor while this loop keeps reading, so a
- * {@code cancel} reaches the running job. Every {@code build} gets exactly one {@code result}.
+ * {@code cancel} reaches the running job. Every {@code build} gets exactly one {@code result}, whatever its job
+ * thread throws ({@code OutOfMemoryError} included): that is the job's {@code failed} result, with the reason.
  */
 public final class WorkerLoop {
 
@@ -42,31 +44,79 @@ public final class WorkerLoop {
 
     private final MessageReader in;
     private final MessageWriter out;
-    private final JobRunner runner;
+    private final RequestRunner runner;
     private final ExecutorService jobExecutor;
     private final WorkerLog log;
     private final Termination termination;
+    private final Clock clock;
+    private final Duration stallLimit;
     private final CompletableFuture<Exit> exit = new CompletableFuture<>();
     private final Object lock = new Object();
     private RunningJob running;
 
-    private static final class RunningJob {
+    /** What a running job's thread says about its work, and what the heartbeats make of it. */
+    private enum Health { WORKING, STALLED, GONE }
+
+    /** The one request running, as its job thread reports on it. */
+    private final class RunningJob implements JobActivity {
         final String requestId;
         final CancellationToken token;
         final CompletableFuture<Void> done;
         volatile Phase phase;
+        /** The job's thread, once it has taken the request; inside {@link #execute} while {@code inside}. */
+        volatile Thread thread;
+        volatile boolean inside;
+        volatile boolean waitingForStep;
+        volatile long lastSign;
+        /** Guarded by the loop's lock. */
+        boolean stallReported;
 
         RunningJob(String requestId, CancellationToken token, CompletableFuture<Void> done) {
             this.requestId = requestId;
             this.token = token;
             this.done = done;
+            this.lastSign = clock.millis();
+        }
+
+        @Override
+        public void phase(Phase next) {
+            synchronized (lock) {
+                phase = next;
+                lastSign = clock.millis();
+                send(new Progress(requestId, next));
+            }
+        }
+
+        @Override
+        public void beat() {
+            lastSign = clock.millis();
+        }
+
+        @Override
+        public void waitingForStep(boolean waiting) {
+            lastSign = clock.millis();
+            waitingForStep = waiting;
+        }
+
+        Health health(long now) {
+            Thread t = thread;
+            if (t == null) {
+                return Health.WORKING; // just handed to the job executor
+            }
+            if (!inside || !t.isAlive()) {
+                return Health.GONE;
+            }
+            return waitingForStep || now - lastSign <= stallLimit.toMillis() ? Health.WORKING : Health.STALLED;
         }
     }
+
+    /** How long a job thread that is not waiting for a step may show no sign of life before heartbeats stop. */
+    public static final Duration DEFAULT_STALL_LIMIT = Duration.ofSeconds(60);
 
     /** How long a job that a signal ended waits for this JVM's own termination to show, before it is reported. */
     static final Duration SIGNAL_SETTLE = Duration.ofMillis(500);
 
-    public WorkerLoop(MessageReader in, MessageWriter out, JobRunner runner, ExecutorService jobExecutor) {
+    public WorkerLoop(MessageReader in, MessageWriter out, RequestRunner runner, ExecutorService jobExecutor) {
         this(in, out, runner, jobExecutor, WorkerLog.stderr(), new Termination());
     }
 
@@ -75,26 +125,66 @@ public final class WorkerLoop {
      * @param termination set when this JVM is being terminated from outside; results of jobs that the same
      *                    signal ended are then withheld
      */
-    public WorkerLoop(MessageReader in, MessageWriter out, JobRunner runner, ExecutorService jobExecutor,
+    public WorkerLoop(MessageReader in, MessageWriter out, RequestRunner runner, ExecutorService jobExecutor,
                       WorkerLog log, Termination termination) {
+        this(in, out, runner, jobExecutor, log, termination, Clock.systemUTC(), DEFAULT_STALL_LIMIT);
+    }
+
+    /**
+     * @param clock      for the job thread's signs of life
+     * @param stallLimit how long a job thread that is not waiting for a step's processes may show no sign of life
+     *                   (a phase, an artifact read) before heartbeats stop, so that the coordinator declares this
+     *                   worker hung and retries the job elsewhere
+     */
+    public WorkerLoop(MessageReader in, MessageWriter out, RequestRunner runner, ExecutorService jobExecutor,
+                      WorkerLog log, Termination termination, Clock clock, Duration stallLimit) {
         this.in = in;
         this.out = out;
         this.runner = runner;
         this.jobExecutor = jobExecutor;
         this.termination = termination;
         this.log = log;
+        this.clock = clock;
+        this.stallLimit = stallLimit;
     }
 
     /**
      * Sends a heartbeat now: the running job's current phase again, as a {@code progress} line, so that the
-     * coordinator can tell a busy worker from a hung one. Does nothing while idle. Call it periodically.
+     * coordinator can tell a busy worker from a hung one. Does nothing while idle. A heartbeat says that the job's
+     * thread is at work on it: while that thread waits for a step's processes, or has shown a sign of life (a
+     * phase, an artifact read) within the stall limit. A thread stuck past it gets no heartbeats, so that the
+     * coordinator declares this worker hung and retries the job; a thread that left the job without a result has
+     * its failure sent from here. Call it periodically.
      */
     public void heartbeat() {
+        RunningJob abandoned = null;
         synchronized (lock) {
             RunningJob job = running;
-            if (job != null && job.phase != null) {
-                send(new Progress(job.requestId, job.phase));
+            if (job == null || job.phase == null) {
+                return;
             }
+            switch (job.health(clock.millis())) {
+                case WORKING -> send(new Progress(job.requestId, job.phase));
+                case STALLED -> {
+                    if (!job.stallReported) {
+                        job.stallReported = true;
+                        log.error("job " + job.requestId + ": its thread has shown no sign of life for more than "
+                                + stallLimit.toSeconds() + " s outside its steps (in the " + job.phase.wireName()
+                                + " phase); heartbeats stop, so that the coordinator retries it on another worker");
+                    }
+                }
+                case GONE -> {
+                    running = null;
+                    abandoned = job;
+                    send(new BuildResult(job.requestId, Outcome.FAILED, null, null, null, null, null, null,
+                            "the worker's job thread ended in the " + job.phase.wireName()
+                                    + " phase without a result (see the worker's stderr)"));
+                }
+            }
+        }
+        if (abandoned != null) {
+            log.error("job " + abandoned.requestId + ": its thread ended without a result; sent a failure");
+            abandoned.done.complete(null);
         }
     }
 
@@ -188,33 +278,43 @@ public final class WorkerLoop {
     }
 
     private void execute(BuildRequest request, RunningJob job) {
-        BuildResult result;
+        job.inside = true;
+        job.thread = Thread.currentThread();
         try {
-            result = runner.run(request, phase -> {
-                synchronized (lock) {
-                    job.phase = phase;
-                    send(new Progress(request.requestId(), phase));
-                }
-            }, job.token);
-        } catch (RuntimeException e) {
-            log.error("job " + request.requestId() + " failed inside the worker", e);
-            result = new BuildResult(request.requestId(), Outcome.FAILED, null, null, null, null,
-                    request.logPath(), null, "the worker failed while running the job: " + e);
-        }
-        // a job that ended normally is reported even now; one that a signal ended, when the signal was ours too
-        boolean withheld = result.signal() != null && termination.begins(SIGNAL_SETTLE);
-        if (withheld) {
-            log.warn("job " + request.requestId() + " ended by " + result.signal() + " while this worker is being"
-                    + " terminated; its result is withheld so that the coordinator retries it");
-        }
-        synchronized (lock) {
-            // under the lock, so that no heartbeat for this request can follow its result
-            running = null;
-            if (!withheld) {
-                send(result);
+            BuildResult result;
+            Throwable failure = null;
+            try {
+                result = runner.run(request, job.token, job);
+            } catch (Throwable e) { // OutOfMemoryError, StackOverflowError, a bug: the job's outcome, with the reason
+                failure = e;
+                result = new BuildResult(request.requestId(), Outcome.FAILED, null, null, null, null,
+                        request.logPath(), null, "the worker failed while running the job: " + e
+                        + (e instanceof OutOfMemoryError ? " (the worker's heap is "
+                        + (Runtime.getRuntime().maxMemory() >> 20) + " MiB; -Xmx in "
+                        + "ARCHPOOL_WORKER_JAVA_OPTS gives it more)" : ""));
             }
+            // a job that ended normally is reported even now; one that a signal ended, when the signal was ours too
+            boolean withheld = result.signal() != null && termination.begins(SIGNAL_SETTLE);
+            if (withheld) {
+                log.warn("job " + request.requestId() + " ended by " + result.signal() + " while this worker is"
+                        + " being terminated; its result is withheld so that the coordinator retries it");
+            }
+            synchronized (lock) {
+                // under the lock, so that no heartbeat for this request can follow its result
+                if (running == job) {
+                    running = null;
+                    if (!withheld) {
+                        send(result);
+                    }
+                }
+            }
+            job.done.complete(null);
+            if (failure != null) {
+                log.error("job " + request.requestId() + " failed inside the worker", failure);
+            }
+        } finally {
+            job.inside = false;
         }
-        job.done.complete(null);
     }
 
     /** Whether a job is running (its result not yet sent or withheld). */

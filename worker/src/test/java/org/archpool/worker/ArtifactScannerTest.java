@@ -112,7 +112,7 @@ class ArtifactScannerTest {
     }
 
     @Test
-    void aMissingOutputFolderMeansNoArtifacts(@TempDir Path dir) {
+    void aMissingOutputFolderMeansNoArtifacts(@TempDir Path dir) throws Exception {
         assertThat(scanner.scan(cmake(dir.resolve("nope"), List.of()), Instant.now())).isEmpty();
     }
 }

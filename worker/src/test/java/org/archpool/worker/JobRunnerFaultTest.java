@@ -18,6 +18,7 @@ import org.archpool.protocol.BuildRequest;
 import org.archpool.protocol.BuildResult;
 import org.archpool.protocol.Outcome;
 import org.archpool.protocol.Phase;
+import org.archpool.testing.MarkedProcesses;
 import org.archpool.worker.exec.CancellationToken;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -42,16 +43,17 @@ class JobRunnerFaultTest {
     }
 
     /**
-     * Starts two grandchildren that would outlive it, writes their PIDs and its own to the file named by its
-     * first argument, one {@code PID NAME} a line, and waits for them (ten minutes).
+     * Starts two grandchildren that would outlive it (through a link to {@code sleep} beside it, so that
+     * every process of the job names the test's folder), writes their PIDs and its own to the file named by
+     * its first argument, one {@code PID NAME} a line, and waits for them (ten minutes).
      */
     private static final String HANGING_COMPILER = """
             #!/bin/sh
             pids="$1"
             echo "hanging-compiler: compiling, never finishing"
-            sleep 600 &
+            "${0%/*}/sleep" 600 &
             first=$!
-            sleep 600 &
+            "${0%/*}/sleep" 600 &
             second=$!
             printf '%s sleep\\n%s sleep\\n%s hanging-compiler\\n' "$first" "$second" "$$" > "$pids.part"
             mv "$pids.part" "$pids"
@@ -92,31 +94,19 @@ class JobRunnerFaultTest {
         return pids;
     }
 
-    private static void awaitAllGone(Map<Long, String> pids) {
-        await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(pids.entrySet())
-                .as("processes of the job still running")
-                .noneMatch(e -> stillRunning(e.getKey(), e.getValue())));
-    }
-
     /**
-     * Whether process {@code pid} still runs and is still the one recorded. A killed process whose new parent
-     * has not reaped it yet is a zombie, which Java counts as alive; a process that took over the PID runs
-     * another command.
+     * Waits until no process whose command line names the test's folder runs: the PIDs a job writes are
+     * those of its own PID namespace, which mean nothing here.
      */
-    private static boolean stillRunning(long pid, String name) {
-        return ProcessHandle.of(pid).filter(ProcessHandle::isAlive)
-                .filter(p -> p.info().commandLine().map(c -> c.contains(name)).orElse(true))
-                .isPresent() && !isZombie(pid);
+    private void awaitAllGone() {
+        await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(MarkedProcesses.alive(dir.toString()))
+                .as("processes of the job still running").isEmpty());
     }
 
-    private static boolean isZombie(long pid) {
-        try {
-            String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
-            String state = stat.substring(stat.lastIndexOf(')') + 1).strip();
-            return state.startsWith("Z") || state.startsWith("X");
-        } catch (IOException | RuntimeException e) {
-            return true;
-        }
+    private Path hangingCompiler() throws IOException {
+        Path compiler = tool("hanging-compiler", HANGING_COMPILER);
+        MarkedProcesses.markedSleep(compiler.getParent(), "sleep");
+        return compiler;
     }
 
     @Test
@@ -196,7 +186,7 @@ class JobRunnerFaultTest {
 
     @Test
     void aHangingCompilerTimesOutNamingThePhaseAndTheLimitAndLeavesNoProcessBehind() throws IOException {
-        Path compiler = tool("hanging-compiler", HANGING_COMPILER);
+        Path compiler = hangingCompiler();
         Path pidFile = dir.resolve("hanging.pids");
         long start = System.nanoTime();
 
@@ -219,12 +209,12 @@ class JobRunnerFaultTest {
         });
         Map<Long, String> pids = pids(pidFile);
         assertThat(pids.values()).containsExactly("sleep", "sleep", "hanging-compiler");
-        awaitAllGone(pids);
+        awaitAllGone();
     }
 
     @Test
     void cancellingAHangingCompilerLeavesNoProcessBehind() throws Exception {
-        Path compiler = tool("hanging-compiler", HANGING_COMPILER);
+        Path compiler = hangingCompiler();
         Path pidFile = dir.resolve("cancelled.pids");
         CancellationToken token = new CancellationToken();
         CompletableFuture<BuildResult> result = CompletableFuture.supplyAsync(
@@ -236,6 +226,7 @@ class JobRunnerFaultTest {
         BuildResult r = result.get(20, TimeUnit.SECONDS);
         assertThat(r.outcome()).isEqualTo(Outcome.CANCELLED);
         assertThat(r.signal()).isNull();
-        awaitAllGone(pids(pidFile));
+        assertThat(pids(pidFile)).hasSize(3);
+        awaitAllGone();
     }
 }

@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.io.PipedInputStream;
 import java.io.PipedOutputStream;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -45,6 +46,11 @@ final class PipedWorker implements AutoCloseable {
     private final Thread readerThread;
 
     private PipedWorker(Path dir, Termination termination) throws IOException {
+        this(dir, termination, JobRunner.standard(), Clock.systemUTC(), WorkerLoop.DEFAULT_STALL_LIMIT);
+    }
+
+    private PipedWorker(Path dir, Termination termination, RequestRunner runner, Clock clock, Duration stallLimit)
+            throws IOException {
         this.dir = dir;
         PipedInputStream workerIn = new PipedInputStream(PIPE_BUFFER);
         toWorker = new PipedOutputStream(workerIn);
@@ -52,8 +58,8 @@ final class PipedWorker implements AutoCloseable {
         workerOut = new PipedOutputStream(coordinatorIn);
         coordinator = new MessageWriter(toWorker);
         fromWorker = new MessageReader(coordinatorIn);
-        loop = new WorkerLoop(new MessageReader(workerIn), new MessageWriter(workerOut), JobRunner.standard(), jobs,
-                WorkerLog.stderr(), termination);
+        loop = new WorkerLoop(new MessageReader(workerIn), new MessageWriter(workerOut), runner, jobs,
+                WorkerLog.stderr(), termination, clock, stallLimit);
         readerThread = new Thread(() -> loop.readLoop(new Hello(Message.PROTOCOL_VERSION, "t1", 1, "h", "17")));
         readerThread.start();
     }
@@ -66,6 +72,19 @@ final class PipedWorker implements AutoCloseable {
     /** A worker that is terminated from outside when the test calls {@code termination.begin()}. */
     static PipedWorker start(Path dir, Termination termination) throws IOException {
         return new PipedWorker(dir, termination);
+    }
+
+    /**
+     * A worker whose jobs are run by {@code runner}, whose job threads' signs of life are timed by {@code clock},
+     * and whose heartbeats the test sends ({@link #heartbeat()}).
+     */
+    static PipedWorker start(Path dir, RequestRunner runner, Clock clock, Duration stallLimit) throws IOException {
+        return new PipedWorker(dir, new Termination(), runner, clock, stallLimit);
+    }
+
+    /** Sends a heartbeat now, as the worker's heartbeat thread does every second. */
+    void heartbeat() {
+        loop.heartbeat();
     }
 
     /** The request for a command job {@code job-<id>} that runs {@code sh -c script}. */

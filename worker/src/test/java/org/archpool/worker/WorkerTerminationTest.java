@@ -3,7 +3,6 @@ package org.archpool.worker;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -11,6 +10,7 @@ import java.util.List;
 import org.archpool.protocol.BuildResult;
 import org.archpool.protocol.Message;
 import org.archpool.protocol.Outcome;
+import org.archpool.testing.MarkedProcesses;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -42,19 +42,14 @@ class WorkerTerminationTest {
     void aTerminationThatShowsShortlyAfterTheJobsEndStillWithholdsItsResult() throws Exception {
         try (PipedWorker worker = PipedWorker.start(dir, termination)) {
             worker.readHello();
-            worker.startCommand("r1", "echo $$ > job.pid; kill -TERM $$");
+            String marker = MarkedProcesses.newMarker();
+            worker.startCommand("r1", ": " + marker + "; touch job.started; kill -TERM $$");
             // the job's end comes first; the termination follows well within WorkerLoop.SIGNAL_SETTLE
             await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(10))
-                    .until(() -> ended(dir.resolve("job.pid")));
+                    .until(() -> Files.exists(dir.resolve("job.started")) && MarkedProcesses.alive(marker).isEmpty());
             termination.begin();
             assertThat(worker.shutDownAndReadTheRest()).noneMatch(m -> m instanceof BuildResult);
         }
-    }
-
-    /** Whether the process whose PID {@code pidFile} holds has ended. */
-    private static boolean ended(Path pidFile) throws IOException {
-        String pid = Files.exists(pidFile) ? Files.readString(pidFile).strip() : "";
-        return !pid.isEmpty() && ProcessHandle.of(Long.parseLong(pid)).map(p -> !p.isAlive()).orElse(true);
     }
 
     @Test

@@ -2,7 +2,6 @@ package org.archpool.orchestrator.cli;
 
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
@@ -59,7 +58,8 @@ public final class BuildCommand implements Callable<Integer> {
     Path report;
 
     @Option(names = "--log-dir", paramLabel = "DIR",
-            description = "Folder for job and worker logs (default: .archpool/logs beside the manifest).")
+            description = "Folder for job and worker logs (default: .archpool/logs beside the manifest); one build"
+                    + " at a time holds it.")
     Path logDir;
 
     @Option(names = "--verify", paramLabel = "strict|exact|warn|off", defaultValue = "strict",
@@ -80,14 +80,8 @@ public final class BuildCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         CliContext context = parent.context();
-        if (report != null && Files.isDirectory(report)) {
-            throw new UsageException("--report " + report + " is a folder; give the path of the JSON file to write,"
-                    + " e.g. --report " + report.resolve("report.json"));
-        }
-        if (logDir != null && Files.exists(logDir) && !Files.isDirectory(logDir)) {
-            throw new UsageException("--log-dir " + logDir + " is a file, not a folder; give a folder for the job"
-                    + " and worker logs (it is created if missing)");
-        }
+        // every output path (these, the defaults beside the manifest, the log folder) is checked by BuildSession,
+        // through OutputPaths, once the manifest is read and before anything runs
         outputOptions.check();
         launcherOptions.check(poolOptions.mode);
         Map<String, String> env = context.environment();
@@ -104,7 +98,7 @@ public final class BuildCommand implements Callable<Integer> {
                 poolOptions.maxJobsPerWorker(), new Verification(verify, forbidHostcall),
                 new ReportFiles(null, outputOptions.metrics, outputOptions.trace, outputOptions.junit,
                         outputOptions.html),
-                outputOptions.style(context), columns(context), cpus);
+                outputOptions.style(context), columns(context), cpus, outputOptions.maxLogBytes());
         Function<Path, WorkerLauncher> launchers = launchers(env, tools, settings.buildParallelism());
         ToolchainCheck toolchain = noToolchainCheck ? null : new ToolchainCheck(tools, env, archOptions.probeTimeout);
         return new BuildSession(settings, archOptions.resolver(context), toolchain, launchers, context.clock(),

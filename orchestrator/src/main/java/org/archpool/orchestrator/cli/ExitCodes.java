@@ -3,6 +3,7 @@ package org.archpool.orchestrator.cli;
 import org.archpool.orchestrator.arch.ArchResolutionException;
 import org.archpool.orchestrator.arch.ArchSyntaxException;
 import org.archpool.orchestrator.manifest.ManifestException;
+import org.archpool.orchestrator.output.OutputPathException;
 import org.archpool.orchestrator.report.OutputWriteException;
 import picocli.CommandLine;
 
@@ -26,7 +27,7 @@ public final class ExitCodes implements CommandLine.IExitCodeExceptionMapper {
     @Override
     public int getExitCode(Throwable e) {
         if (e instanceof UsageException || e instanceof ManifestException || e instanceof ArchSyntaxException
-                || e instanceof CommandLine.ParameterException) {
+                || e instanceof OutputPathException || e instanceof CommandLine.ParameterException) {
             return USAGE;
         }
         if (e instanceof ArchResolutionException) {

@@ -1,6 +1,5 @@
 package org.archpool.orchestrator.cli;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import org.archpool.orchestrator.report.ConsoleStyle.Verbosity;
 import org.archpool.orchestrator.report.ConsoleStyle;
@@ -33,35 +32,30 @@ public final class OutputOptions {
     @Option(names = {"-v", "--verbose"}, description = "Also print each attempt, phase and worker start or death.")
     boolean verbose;
 
-    /** @throws UsageException for contradictory flags or output paths that are folders */
+    @Option(names = "--max-log-size", paramLabel = "SIZE", defaultValue = LogSize.DEFAULT,
+            description = "The most each job's log keeps, e.g. 64M, 1G, 512K or bytes; 0 or unlimited for whole logs"
+                    + " (default: ${DEFAULT-VALUE}). Over it a log keeps its first and last halves and says what was"
+                    + " cut.")
+    String maxLogSize = LogSize.DEFAULT;
+
+    /** @return the cap of each job's log in bytes, or null for none */
+    Long maxLogBytes() throws UsageException {
+        return LogSize.parse(maxLogSize);
+    }
+
+    /**
+     * @throws UsageException for contradictory flags (the paths are checked with the build's other outputs, by
+     *                        {@code OutputPaths}), and a --max-log-size that is not a size
+     */
     void check() throws UsageException {
         if (quiet && verbose) {
             throw new UsageException("--quiet and --verbose contradict each other; give at most one of them");
         }
-        checkFile("--metrics", metrics);
-        checkFile("--trace", trace);
-        checkFile("--junit", junit);
-        checkFile("--html", html);
+        maxLogBytes();
     }
 
     ConsoleStyle style(CliContext context) {
         Verbosity verbosity = quiet ? Verbosity.QUIET : verbose ? Verbosity.VERBOSE : Verbosity.NORMAL;
         return ConsoleStyle.of(context.terminal(), context.environment(), verbosity);
-    }
-
-    private static void checkFile(String option, Path file) throws UsageException {
-        if (file != null && Files.isDirectory(file)) {
-            throw new UsageException(option + " " + file + " is a folder; give the path of the file to write, e.g. "
-                    + option + " " + file.resolve("archpool" + extension(option)));
-        }
-    }
-
-    private static String extension(String option) {
-        return switch (option) {
-            case "--metrics" -> ".prom";
-            case "--junit" -> ".xml";
-            case "--html" -> ".html";
-            default -> ".json";
-        };
     }
 }

@@ -21,11 +21,19 @@ import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import org.archpool.protocol.BuildRequest;
 import org.archpool.protocol.CmakeJob;
 import org.archpool.protocol.CommandJob;
 import org.archpool.protocol.JobSpec;
+import org.archpool.protocol.Phase;
+import org.archpool.protocol.Platform;
+import org.archpool.protocol.Step;
+import org.archpool.protocol.Target;
+import org.archpool.protocol.codec.MessageCodec;
+import org.archpool.protocol.codec.MessageReader;
 
 /**
  * Reads a version-1 manifest:
@@ -41,6 +49,16 @@ public final class ManifestReader {
 
     /** Larger files are refused unread: a manifest lists jobs, and a huge file is the wrong file. */
     public static final int MAX_BYTES = 16 * 1024 * 1024;
+
+    /**
+     * What a request may need beyond twice the job: the target and the compiler flags that name it, the log
+     * path, the request id, the variables the worker adds.
+     */
+    static final int REQUEST_RESERVE_BYTES = 64 * 1024;
+
+    private static final Target SIZE_PROBE_TARGET = new Target(Platform.CUDA, List.of("90"));
+
+    private final MessageCodec codec = new MessageCodec();
 
     private final ObjectMapper mapper = JsonMapper.builder()
             .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
@@ -148,12 +166,36 @@ public final class ManifestReader {
         Set<String> ids = new HashSet<>();
         for (int i = 0; i < jobs.size(); i++) {
             JobSpec spec = readJob(ctx, defaults, jobs.get(i), i);
+            requireFitsTheProtocol(ctx, spec);
             if (!ids.add(spec.id())) {
                 throw ctx.error("jobs[" + i + "] repeats the id " + quote(spec.id()) + "; job ids must be unique: rename one of them");
             }
             specs.add(spec);
         }
         return new Manifest(ctx.file, Manifest.VERSION, specs);
+    }
+
+    /**
+     * Refuses a job whose request could not reach a worker: a request is one protocol line of at most
+     * {@link MessageReader#DEFAULT_MAX_LINE_BYTES}, and it carries the job twice (as the job, and again as its
+     * concrete steps: the argv, the environment, the defines), plus what the coordinator adds (the target and its
+     * compiler flags, the log path, the request id), for which {@link #REQUEST_RESERVE_BYTES} are kept.
+     */
+    private void requireFitsTheProtocol(Context ctx, JobSpec spec) throws ManifestException {
+        long jobBytes = codec.encode(new BuildRequest("", spec, SIZE_PROBE_TARGET,
+                List.of(new Step(Phase.COMMAND, List.of("x"), "/", Map.of())), 0, "")).length;
+        long needed = 2 * jobBytes + REQUEST_RESERVE_BYTES;
+        if (needed > MessageReader.DEFAULT_MAX_LINE_BYTES) {
+            throw ctx.error("job " + quote(spec.id()) + " is too large to send to a worker: its argv, environment"
+                    + " and other fields come to " + mib(jobBytes) + " encoded, and a request carries them twice"
+                    + " (as the job and as its steps), so it would need about " + mib(needed) + ", over the"
+                    + " protocol's limit of " + mib(MessageReader.DEFAULT_MAX_LINE_BYTES) + " per message; pass"
+                    + " the long arguments in a file instead (a response file such as @args.txt, or a script)");
+        }
+    }
+
+    private static String mib(long bytes) {
+        return String.format(Locale.ROOT, "%.2f MiB (%d bytes)", bytes / 1048576.0, bytes);
     }
 
     private record Defaults(String generator, String buildType, String buildRoot, Map<String, String> defines,

@@ -37,8 +37,9 @@ public record WorkerSpec(Path java, List<String> jvmOptions, String classPath, M
      * collector, the client compiler only with one compiler thread and a small code cache, no perf data
      * file: they took an idle worker from about 77 MiB of resident memory with the JVM's defaults to 56 MiB,
      * and its own class path without a logging framework or object mapper to 42 MiB (docs/faults.md,
-     * docs/performance.md). The JVM's own warnings and errors (such as why it could not start)
-     * go to stderr (by default they go to stdout, which carries protocol lines only), and SLF4J, which
+     * docs/performance.md). The JVM's own warnings
+     * go to stderr (by default they go to stdout, which carries protocol lines only), and so does everything else
+     * the JVM itself prints, such as the thread dump SIGQUIT asks for ({@code DisplayVMOutputToStderr}); SLF4J, which
      * zt-exec logs through, is told to discard instead of looking for a logging framework (a worker has none).
      */
     public static final List<String> DEFAULT_JVM_OPTIONS = List.of(

@@ -1,12 +1,11 @@
 package org.archpool.orchestrator.report;
 
+import com.fasterxml.jackson.core.JsonEncoding;
+import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.json.JsonMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
+import java.io.OutputStream;
+import java.io.StringWriter;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -53,8 +52,9 @@ import org.archpool.protocol.PhaseTiming;
  * {@code ;}-joined), {@code outcome}, {@code exitCode} and {@code signal} (when recorded), {@code attempt} (the
  * number of the last attempt), {@code worker}, {@code phase}, {@code phaseExitCode} (when the phase's process
  * exited), {@code phaseMs}, {@code log} and, on a job's last event when it did not succeed, {@code message}.
- * The JSON is built with Jackson; strings are passed through unchanged except that unpaired UTF-16 surrogates
- * (which cannot be encoded) become U+FFFD.
+ * The JSON is streamed with Jackson's generator: what is kept per job is a few small event records (to sort the
+ * events by time), never a tree of the document, so a build of 100,000 jobs is written in a few MiB. Strings are
+ * passed through unchanged except that unpaired UTF-16 surrogates (which cannot be encoded) become U+FFFD.
  */
 public final class ChromeTraceWriter {
 
@@ -65,29 +65,33 @@ public final class ChromeTraceWriter {
     static final int QUEUED_TID = 1;
     static final int NOT_STARTED_TID = 2;
 
-    private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
-
-    private final ObjectMapper mapper = JsonMapper.builder()
-            .disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET)
-            .build();
+    private static final JsonFactory JSON = JsonFactory.builder().build();
 
     /** Writes the trace of {@code report} to {@code file} atomically ({@link AtomicFile}). */
     public void write(BuildReport report, Path file) throws IOException {
-        ObjectNode trace = toTree(report);
-        AtomicFile.write(file, out -> mapper.writeValue(out, trace));
+        AtomicFile.write(file, out -> writeTo(report, out));
+    }
+
+    /** Writes the trace of {@code report} to {@code out}, in UTF-8, leaving {@code out} open. */
+    public void writeTo(BuildReport report, OutputStream out) throws IOException {
+        try (JsonGenerator g = JSON.createGenerator(out, JsonEncoding.UTF8)
+                .disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET)) {
+            write(report, g);
+        }
     }
 
     /** The trace as JSON text. */
     public String toJson(BuildReport report) {
-        try {
-            return mapper.writeValueAsString(toTree(report));
+        StringWriter text = new StringWriter();
+        try (JsonGenerator g = JSON.createGenerator(text)) {
+            write(report, g);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+        return text.toString();
     }
 
-    /** The trace as a Jackson tree. */
-    public ObjectNode toTree(BuildReport report) {
+    private static void write(BuildReport report, JsonGenerator g) throws IOException {
         List<JobOutcome> jobs = report.jobs() == null ? List.of() : report.jobs();
         List<WorkerEvent> workerEvents = report.pool() == null || report.pool().workerEvents() == null
                 ? List.of() : report.pool().workerEvents();
@@ -100,30 +104,11 @@ public final class ChromeTraceWriter {
         Map<String, Integer> tids = new LinkedHashMap<>();
         workerIds.forEach(w -> tids.put(w, tids.size() + 1));
 
-        ArrayNode metadata = NODES.arrayNode();
-        List<ObjectNode> events = new ArrayList<>();
-
-        metadata.add(processName(WORKERS_PID, "workers"));
-        metadata.add(meta("process_sort_index", WORKERS_PID, null, "sort_index", WORKERS_PID));
-        tids.forEach((worker, tid) -> {
-            metadata.add(meta("thread_name", WORKERS_PID, tid, "name", safe(worker)));
-            metadata.add(meta("thread_sort_index", WORKERS_PID, tid, "sort_index", tid));
-        });
-
+        List<Event> events = new ArrayList<>();
         for (WorkerEvent e : workerEvents) {
-            if (e.worker() == null) {
-                continue;
+            if (e.worker() != null) {
+                events.add(new WorkerInstant(e, tids.get(e.worker())));
             }
-            ObjectNode args = NODES.objectNode();
-            args.put("worker", safe(e.worker()));
-            putIfNotNull(args, "event", e.event());
-            if (e.pid() != null) {
-                args.put("pid", e.pid());
-            }
-            putIfNotNull(args, "cause", e.cause());
-            putIfNotNull(args, "reason", e.reason());
-            events.add(instant(e.worker() + " " + e.event(), "worker", e.atMs(), WORKERS_PID, tids.get(e.worker()),
-                    args));
         }
 
         // jobs on each worker's track, in dispatch order
@@ -134,197 +119,273 @@ public final class ChromeTraceWriter {
             }
         }
         for (Map.Entry<String, List<JobOutcome>> track : byWorker.entrySet()) {
-            List<JobOutcome> onTrack = new ArrayList<>(track.getValue());
+            List<JobOutcome> onTrack = track.getValue();
             onTrack.sort(Comparator.comparingLong(JobOutcome::startMs)); // stable: manifest order on ties
             int tid = tids.get(track.getKey());
+            List<WorkerEvent> ends = workerEvents.stream()
+                    .filter(e -> track.getKey().equals(e.worker()) && !"started".equals(e.event())).toList();
             for (int i = 0; i < onTrack.size(); i++) {
                 JobOutcome j = onTrack.get(i);
                 long limit = i + 1 < onTrack.size() ? onTrack.get(i + 1).startMs() : Long.MAX_VALUE;
-                jobEvents(j, arch, tid, limit, workerEvents, events);
+                jobEvents(j, tid, limit, ends, events);
             }
         }
+        byWorker.clear();
 
-        boolean anyNotStarted = jobs.stream().anyMatch(j -> j.worker() == null);
+        boolean anyNotStarted = false;
         boolean anyQueued = false;
         long submittedMs = jobs.stream().mapToLong(j -> Math.max(0, j.startMs() - j.queueWaitMs())).min().orElse(0);
         for (int i = 0; i < jobs.size(); i++) {
             JobOutcome j = jobs.get(i);
             if (j.worker() == null) {
-                ObjectNode args = NODES.objectNode();
-                args.put("job", safe(j.id()));
-                putIfNotNull(args, "kind", j.kind());
-                args.put("outcome", j.outcome() == null ? null : j.outcome().wireName());
-                putIfNotNull(args, "arch", arch);
-                args.put("queueWaitMs", j.queueWaitMs());
-                putIfNotNull(args, "message", j.message());
-                events.add(instant(j.id() + " not started", "not_started", j.startMs(), QUEUE_PID, NOT_STARTED_TID,
-                        args));
+                anyNotStarted = true;
+                events.add(new NotStarted(j));
             }
             if (j.queueWaitMs() > 0) {
                 anyQueued = true;
-                long begin = submittedMs;
                 long end = Math.min(submittedMs + j.queueWaitMs(), Math.max(submittedMs, j.startMs()));
-                ObjectNode args = NODES.objectNode();
-                args.put("job", safe(j.id()));
-                args.put("queueWaitMs", j.queueWaitMs());
-                if (j.worker() != null) {
-                    args.put("worker", safe(j.worker()));
-                }
-                ObjectNode b = event(j.id() + " queued", "queue", "b", begin * 1000, QUEUE_PID, QUEUED_TID);
-                b.put("id", i + 1);
-                b.set("args", args);
-                ObjectNode e = event(j.id() + " queued", "queue", "e", end * 1000, QUEUE_PID, QUEUED_TID);
-                e.put("id", i + 1);
-                events.add(b);
-                events.add(e);
+                events.add(new Queued(j, i + 1, true, submittedMs));
+                events.add(new Queued(j, i + 1, false, end));
             }
+        }
+        events.sort(Comparator.comparingLong(Event::tsMicros)); // stable
+
+        g.writeStartObject();
+        g.writeArrayFieldStart("traceEvents");
+        processName(g, WORKERS_PID, "workers");
+        meta(g, "process_sort_index", WORKERS_PID, null, "sort_index", WORKERS_PID);
+        for (Map.Entry<String, Integer> t : tids.entrySet()) {
+            meta(g, "thread_name", WORKERS_PID, t.getValue(), "name", safe(t.getKey()));
+            meta(g, "thread_sort_index", WORKERS_PID, t.getValue(), "sort_index", t.getValue());
         }
         if (anyQueued || anyNotStarted) {
-            metadata.add(processName(QUEUE_PID, "queue"));
-            metadata.add(meta("process_sort_index", QUEUE_PID, null, "sort_index", QUEUE_PID));
+            processName(g, QUEUE_PID, "queue");
+            meta(g, "process_sort_index", QUEUE_PID, null, "sort_index", QUEUE_PID);
             if (anyQueued) {
-                metadata.add(meta("thread_name", QUEUE_PID, QUEUED_TID, "name", "queued"));
-                metadata.add(meta("thread_sort_index", QUEUE_PID, QUEUED_TID, "sort_index", QUEUED_TID));
+                meta(g, "thread_name", QUEUE_PID, QUEUED_TID, "name", "queued");
+                meta(g, "thread_sort_index", QUEUE_PID, QUEUED_TID, "sort_index", QUEUED_TID);
             }
             if (anyNotStarted) {
-                metadata.add(meta("thread_name", QUEUE_PID, NOT_STARTED_TID, "name", "not started"));
-                metadata.add(meta("thread_sort_index", QUEUE_PID, NOT_STARTED_TID, "sort_index", NOT_STARTED_TID));
+                meta(g, "thread_name", QUEUE_PID, NOT_STARTED_TID, "name", "not started");
+                meta(g, "thread_sort_index", QUEUE_PID, NOT_STARTED_TID, "sort_index", NOT_STARTED_TID);
             }
         }
-
-        events.sort(Comparator.comparingLong(e -> e.get("ts").asLong())); // stable
-        ArrayNode traceEvents = NODES.arrayNode();
-        traceEvents.addAll(metadata);
-        events.forEach(traceEvents::add);
-
-        ObjectNode root = NODES.objectNode();
-        root.set("traceEvents", traceEvents);
-        root.put("displayTimeUnit", "ms");
-        root.set("otherData", otherData(report, arch));
-        return root;
+        for (Event e : events) {
+            e.write(g, arch);
+        }
+        g.writeEndArray();
+        g.writeStringField("displayTimeUnit", "ms");
+        otherData(g, report, arch);
+        g.writeEndObject();
     }
 
-    private static void jobEvents(JobOutcome j, String arch, int tid, long limit, List<WorkerEvent> workerEvents,
-                                  List<ObjectNode> events) {
-        long t = j.startMs();
-        List<ObjectNode> mine = new ArrayList<>();
+    private static void jobEvents(JobOutcome j, int tid, long limit, List<WorkerEvent> ends, List<Event> events) {
+        boolean withMessage = j.outcome() != null && j.outcome() != Outcome.SUCCEEDED && j.message() != null;
         if (j.phases().isEmpty()) {
             // no phase timings (crashed, or cancelled with its worker): one event for the job's total, which
             // ends no later than the worker's death
             long end = limit;
-            for (WorkerEvent e : workerEvents) {
-                if (j.worker().equals(e.worker()) && !"started".equals(e.event()) && e.atMs() >= j.startMs()) {
+            for (WorkerEvent e : ends) {
+                if (e.atMs() >= j.startMs()) {
                     end = Math.min(end, e.atMs());
                 }
             }
-            mine.add(complete(j, arch, tid, "total", t, j.totalMs(), end, null));
+            events.add(new Complete(j, tid, -1, j.startMs(), end, withMessage));
         } else {
-            for (PhaseTiming p : j.phases()) {
-                String phase = p.name().wireName();
-                mine.add(complete(j, arch, tid, phase, t, p.ms(), limit, p.exitCode()));
-                t = Math.min(t + Math.max(0, p.ms()), limit); // limit >= startMs: tracks are sorted by startMs
+            long t = j.startMs();
+            List<PhaseTiming> phases = j.phases();
+            for (int p = 0; p < phases.size(); p++) {
+                events.add(new Complete(j, tid, p, t, limit, withMessage && p == phases.size() - 1));
+                t = Math.min(t + Math.max(0, phases.get(p).ms()), limit); // limit >= startMs: tracks sorted
             }
         }
-        if (j.outcome() != null && j.outcome() != Outcome.SUCCEEDED && j.message() != null) {
-            ((ObjectNode) mine.get(mine.size() - 1).get("args")).put("message", safe(j.message()));
-        }
-        events.addAll(mine);
     }
 
-    private static ObjectNode complete(JobOutcome j, String arch, int tid, String phase, long startMs, long ms,
-                                       long limitMs, Integer phaseExitCode) {
-        long recorded = Math.max(0, ms);
-        long dur = Math.max(0, Math.min(recorded, limitMs - startMs));
-        ObjectNode x = event(j.id() + " " + phase, phase, "X", startMs * 1000, WORKERS_PID, tid);
-        x.put("dur", dur * 1000);
-        ObjectNode args = NODES.objectNode();
-        args.put("job", safe(j.id()));
-        putIfNotNull(args, "kind", j.kind());
-        putIfNotNull(args, "arch", arch);
-        args.put("outcome", j.outcome() == null ? null : j.outcome().wireName());
-        if (j.exitCode() != null) {
-            args.put("exitCode", j.exitCode());
-        }
-        putIfNotNull(args, "signal", j.signal());
-        args.put("attempt", j.attempts());
-        args.put("worker", safe(j.worker()));
-        args.put("phase", phase);
-        if (phaseExitCode != null) {
-            args.put("phaseExitCode", phaseExitCode);
-        }
-        args.put("phaseMs", recorded);
-        putIfNotNull(args, "log", j.logPath());
-        if (dur < recorded) {
-            args.put("clipped", true);
-        }
-        x.set("args", args);
-        return x;
+    /** One trace event, kept small until it is written: the job or worker event it draws, and where. */
+    private sealed interface Event permits WorkerInstant, Complete, NotStarted, Queued {
+        long tsMicros();
+
+        void write(JsonGenerator g, String arch) throws IOException;
     }
 
-    private static ObjectNode otherData(BuildReport report, String arch) {
-        ObjectNode other = NODES.objectNode();
-        other.put("generator", "archpool");
-        putIfNotNull(other, "archpoolVersion", report.archpoolVersion());
-        putIfNotNull(other, "manifest", report.manifest());
-        putIfNotNull(other, "startedAt", report.startedAt());
-        other.put("durationMs", report.durationMs());
-        other.put("exitCode", report.exitCode());
+    /** A worker's start, death or recycle on its track. */
+    private record WorkerInstant(WorkerEvent e, int tid) implements Event {
+        @Override
+        public long tsMicros() {
+            return Math.max(0, e.atMs()) * 1000;
+        }
+
+        @Override
+        public void write(JsonGenerator g, String arch) throws IOException {
+            header(g, e.worker() + " " + e.event(), "worker", "i", tsMicros(), WORKERS_PID, tid);
+            g.writeStringField("s", "t");
+            g.writeObjectFieldStart("args");
+            g.writeStringField("worker", safe(e.worker()));
+            stringIfNotNull(g, "event", e.event());
+            if (e.pid() != null) {
+                g.writeNumberField("pid", e.pid());
+            }
+            stringIfNotNull(g, "cause", e.cause());
+            stringIfNotNull(g, "reason", e.reason());
+            g.writeEndObject();
+            g.writeEndObject();
+        }
+    }
+
+    /**
+     * One phase of a job ({@code phase} its index), or the job's total ({@code phase} -1), from {@code startMs},
+     * cut at {@code limitMs}; {@code withMessage} on a failed job's last event.
+     */
+    private record Complete(JobOutcome j, int tid, int phase, long startMs, long limitMs, boolean withMessage)
+            implements Event {
+        @Override
+        public long tsMicros() {
+            return startMs * 1000;
+        }
+
+        @Override
+        public void write(JsonGenerator g, String arch) throws IOException {
+            PhaseTiming timing = phase < 0 ? null : j.phases().get(phase);
+            String name = timing == null ? "total" : timing.name().wireName();
+            long recorded = Math.max(0, timing == null ? j.totalMs() : timing.ms());
+            long dur = Math.max(0, Math.min(recorded, limitMs - startMs));
+            header(g, j.id() + " " + name, name, "X", tsMicros(), WORKERS_PID, tid);
+            g.writeNumberField("dur", dur * 1000);
+            g.writeObjectFieldStart("args");
+            g.writeStringField("job", safe(j.id()));
+            stringIfNotNull(g, "kind", j.kind());
+            stringIfNotNull(g, "arch", arch);
+            g.writeStringField("outcome", j.outcome() == null ? null : j.outcome().wireName());
+            if (j.exitCode() != null) {
+                g.writeNumberField("exitCode", j.exitCode());
+            }
+            stringIfNotNull(g, "signal", j.signal());
+            g.writeNumberField("attempt", j.attempts());
+            g.writeStringField("worker", safe(j.worker()));
+            g.writeStringField("phase", name);
+            if (timing != null && timing.exitCode() != null) {
+                g.writeNumberField("phaseExitCode", timing.exitCode());
+            }
+            g.writeNumberField("phaseMs", recorded);
+            stringIfNotNull(g, "log", j.logPath());
+            if (dur < recorded) {
+                g.writeBooleanField("clipped", true);
+            }
+            if (withMessage) {
+                g.writeStringField("message", safe(j.message()));
+            }
+            g.writeEndObject();
+            g.writeEndObject();
+        }
+    }
+
+    /** A job no worker ever ran, at the time it was given up. */
+    private record NotStarted(JobOutcome j) implements Event {
+        @Override
+        public long tsMicros() {
+            return Math.max(0, j.startMs()) * 1000;
+        }
+
+        @Override
+        public void write(JsonGenerator g, String arch) throws IOException {
+            header(g, j.id() + " not started", "not_started", "i", tsMicros(), QUEUE_PID, NOT_STARTED_TID);
+            g.writeStringField("s", "t");
+            g.writeObjectFieldStart("args");
+            g.writeStringField("job", safe(j.id()));
+            stringIfNotNull(g, "kind", j.kind());
+            g.writeStringField("outcome", j.outcome() == null ? null : j.outcome().wireName());
+            stringIfNotNull(g, "arch", arch);
+            g.writeNumberField("queueWaitMs", j.queueWaitMs());
+            stringIfNotNull(g, "message", j.message());
+            g.writeEndObject();
+            g.writeEndObject();
+        }
+    }
+
+    /** The begin ({@code begin}) or end of a job's queue wait, async id {@code id}, at {@code atMs}. */
+    private record Queued(JobOutcome j, int id, boolean begin, long atMs) implements Event {
+        @Override
+        public long tsMicros() {
+            return atMs * 1000;
+        }
+
+        @Override
+        public void write(JsonGenerator g, String arch) throws IOException {
+            header(g, j.id() + " queued", "queue", begin ? "b" : "e", tsMicros(), QUEUE_PID, QUEUED_TID);
+            g.writeNumberField("id", id);
+            if (begin) {
+                g.writeObjectFieldStart("args");
+                g.writeStringField("job", safe(j.id()));
+                g.writeNumberField("queueWaitMs", j.queueWaitMs());
+                if (j.worker() != null) {
+                    g.writeStringField("worker", safe(j.worker()));
+                }
+                g.writeEndObject();
+            }
+            g.writeEndObject();
+        }
+    }
+
+    private static void otherData(JsonGenerator g, BuildReport report, String arch) throws IOException {
+        g.writeObjectFieldStart("otherData");
+        g.writeStringField("generator", "archpool");
+        stringIfNotNull(g, "archpoolVersion", report.archpoolVersion());
+        stringIfNotNull(g, "manifest", report.manifest());
+        stringIfNotNull(g, "startedAt", report.startedAt());
+        g.writeNumberField("durationMs", report.durationMs());
+        g.writeNumberField("exitCode", report.exitCode());
         if (report.resolution() != null && report.resolution().platform() != null) {
-            other.put("platform", report.resolution().platform().wireName());
+            g.writeStringField("platform", report.resolution().platform().wireName());
         }
-        putIfNotNull(other, "arch", arch);
+        stringIfNotNull(g, "arch", arch);
         if (report.pool() != null) {
-            putIfNotNull(other, "poolMode", report.pool().mode());
-            putIfNotNull(other, "poolLauncher", report.pool().launcher());
-            other.put("workers", report.pool().workers());
+            stringIfNotNull(g, "poolMode", report.pool().mode());
+            stringIfNotNull(g, "poolLauncher", report.pool().launcher());
+            g.writeNumberField("workers", report.pool().workers());
         }
-        other.put("timeOrigin", "ts is in microseconds since the scheduler started (startedAt is when the build"
-                + " began, before the target was resolved)");
-        return other;
+        g.writeStringField("timeOrigin", "ts is in microseconds since the scheduler started (startedAt is when the"
+                + " build began, before the target was resolved)");
+        g.writeEndObject();
     }
 
-    private static ObjectNode event(String name, String cat, String ph, long tsMicros, int pid, int tid) {
-        ObjectNode e = NODES.objectNode();
-        e.put("name", safe(name));
-        e.put("cat", cat);
-        e.put("ph", ph);
-        e.put("ts", tsMicros);
-        e.put("pid", pid);
-        e.put("tid", tid);
-        return e;
+    /** An event's opening: {@code name, cat, ph, ts, pid, tid}; the caller writes the rest and closes it. */
+    private static void header(JsonGenerator g, String name, String cat, String ph, long tsMicros, int pid, int tid)
+            throws IOException {
+        g.writeStartObject();
+        g.writeStringField("name", safe(name));
+        g.writeStringField("cat", cat);
+        g.writeStringField("ph", ph);
+        g.writeNumberField("ts", tsMicros);
+        g.writeNumberField("pid", pid);
+        g.writeNumberField("tid", tid);
     }
 
-    private static ObjectNode instant(String name, String cat, long atMs, int pid, int tid, ObjectNode args) {
-        ObjectNode e = event(name, cat, "i", Math.max(0, atMs) * 1000, pid, tid);
-        e.put("s", "t");
-        e.set("args", args);
-        return e;
+    private static void processName(JsonGenerator g, int pid, String name) throws IOException {
+        meta(g, "process_name", pid, null, "name", name);
     }
 
-    private static ObjectNode processName(int pid, String name) {
-        return meta("process_name", pid, null, "name", name);
-    }
-
-    private static ObjectNode meta(String name, int pid, Integer tid, String key, Object value) {
-        ObjectNode m = NODES.objectNode();
-        m.put("name", name);
-        m.put("ph", "M");
-        m.put("pid", pid);
+    private static void meta(JsonGenerator g, String name, int pid, Integer tid, String key, Object value)
+            throws IOException {
+        g.writeStartObject();
+        g.writeStringField("name", name);
+        g.writeStringField("ph", "M");
+        g.writeNumberField("pid", pid);
         if (tid != null) {
-            m.put("tid", tid);
+            g.writeNumberField("tid", tid);
         }
-        ObjectNode args = m.putObject("args");
+        g.writeObjectFieldStart("args");
         if (value instanceof Integer i) {
-            args.put(key, i);
+            g.writeNumberField(key, i);
         } else {
-            args.put(key, (String) value);
+            g.writeStringField(key, (String) value);
         }
-        return m;
+        g.writeEndObject();
+        g.writeEndObject();
     }
 
-    private static void putIfNotNull(ObjectNode node, String key, String value) {
+    private static void stringIfNotNull(JsonGenerator g, String key, String value) throws IOException {
         if (value != null) {
-            node.put(key, safe(value));
+            g.writeStringField(key, safe(value));
         }
     }
 

@@ -1,7 +1,12 @@
 package org.archpool.orchestrator.report;
 
+import java.io.BufferedWriter;
 import java.io.IOException;
+import java.io.OutputStream;
+import java.io.OutputStreamWriter;
 import java.io.StringWriter;
+import java.io.UncheckedIOException;
+import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -14,21 +19,10 @@ import java.util.List;
 import java.util.Locale;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
-import javax.xml.XMLConstants;
-import javax.xml.parsers.DocumentBuilderFactory;
-import javax.xml.parsers.ParserConfigurationException;
-import javax.xml.transform.OutputKeys;
-import javax.xml.transform.Transformer;
-import javax.xml.transform.TransformerException;
-import javax.xml.transform.TransformerFactory;
-import javax.xml.transform.dom.DOMSource;
-import javax.xml.transform.stream.StreamResult;
 import org.archpool.orchestrator.schedule.JobOutcome;
 import org.archpool.protocol.Artifact;
 import org.archpool.protocol.Outcome;
 import org.archpool.protocol.PhaseTiming;
-import org.w3c.dom.Document;
-import org.w3c.dom.Element;
 
 /**
  * Writes a build as JUnit XML ({@code --junit}), the dialect the Jenkins JUnit plugin, GitLab's {@code
@@ -47,8 +41,9 @@ import org.w3c.dom.Element;
  *   <li>every job: a {@code <system-out>} with the log path, worker and attempts, phase timings, artifacts and
  *       their architectures, warnings and earlier attempts' failures.</li>
  * </ul>
- * The document is built with DOM and serialized by the JDK's transformer, so markup in ids, messages and logs
- * is escaped (and newlines in attributes kept as {@code &#10;}). Text is first made legal XML 1.0: terminal
+ * The document is streamed element by element ({@link XmlStream}), never held whole, so markup in ids, messages
+ * and logs is escaped (and newlines in attributes kept as {@code &#10;}) and 100,000 jobs take no more memory
+ * than one. Text is first made legal XML 1.0: terminal
  * escape sequences (colours from compiler output, e.g. {@code ESC[31m}) are removed, then every character XML
  * 1.0 forbids (control characters other than tab, CR and LF; unpaired surrogates; U+FFFE, U+FFFF).
  */
@@ -72,79 +67,95 @@ public final class JunitXmlWriter {
 
     /** Writes the JUnit XML of {@code report} to {@code file} atomically ({@link AtomicFile}), in UTF-8. */
     public void write(BuildReport report, Path file) throws IOException {
-        AtomicFile.write(file, toXml(report).getBytes(StandardCharsets.UTF_8));
+        AtomicFile.write(file, out -> writeTo(report, out));
+    }
+
+    /** Writes the JUnit XML of {@code report} to {@code out} in UTF-8, leaving {@code out} open. */
+    public void writeTo(BuildReport report, OutputStream out) throws IOException {
+        Writer text = new BufferedWriter(new OutputStreamWriter(out, StandardCharsets.UTF_8), 1 << 16);
+        writeTo(report, text);
+        text.flush();
     }
 
     /** The JUnit XML document, UTF-8 declared. */
     public String toXml(BuildReport report) {
-        Document doc = newDocument();
+        StringWriter text = new StringWriter();
+        try {
+            writeTo(report, text);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return text.toString();
+    }
+
+    private void writeTo(BuildReport report, Writer text) throws IOException {
+        XmlStream xml = new XmlStream(text);
         List<JobOutcome> jobs = report.jobs() == null ? List.of() : report.jobs();
         int failures = count(jobs, Outcome.FAILED) + count(jobs, Outcome.TIMED_OUT);
         int errors = count(jobs, Outcome.CRASHED);
         int skipped = count(jobs, Outcome.CANCELLED);
         String time = seconds(report.durationMs());
 
-        Element suites = doc.createElement("testsuites");
-        doc.appendChild(suites);
-        attr(suites, "name", "archpool");
-        counts(suites, jobs.size(), failures, errors, skipped, time);
+        xml.start("testsuites");
+        attr(xml, "name", "archpool");
+        counts(xml, jobs.size(), failures, errors, skipped, time);
 
-        Element suite = doc.createElement("testsuite");
-        suites.appendChild(suite);
-        attr(suite, "name", "archpool build " + manifestName(report.manifest()));
-        counts(suite, jobs.size(), failures, errors, skipped, time);
+        xml.start("testsuite");
+        attr(xml, "name", "archpool build " + manifestName(report.manifest()));
+        counts(xml, jobs.size(), failures, errors, skipped, time);
         String timestamp = timestamp(report.startedAt());
         if (timestamp != null) {
-            attr(suite, "timestamp", timestamp);
+            attr(xml, "timestamp", timestamp);
         }
         if (hostname != null) {
-            attr(suite, "hostname", hostname);
+            attr(xml, "hostname", hostname);
         }
 
-        Element properties = doc.createElement("properties");
-        suite.appendChild(properties);
+        xml.start("properties");
         if (report.resolution() != null) {
             if (report.resolution().platform() != null) {
-                property(properties, "platform", report.resolution().platform().wireName());
+                property(xml, "platform", report.resolution().platform().wireName());
             }
-            property(properties, "archs", String.join(";", report.resolution().archs()));
-            property(properties, "archs.source", report.resolution().source());
+            property(xml, "archs", String.join(";", report.resolution().archs()));
+            property(xml, "archs.source", report.resolution().source());
         }
-        property(properties, "archpool.version", report.archpoolVersion());
-        property(properties, "manifest", report.manifest());
-        property(properties, "startedAt", report.startedAt());
-        property(properties, "exitCode", Integer.toString(report.exitCode()));
+        property(xml, "archpool.version", report.archpoolVersion());
+        property(xml, "manifest", report.manifest());
+        property(xml, "startedAt", report.startedAt());
+        property(xml, "exitCode", Integer.toString(report.exitCode()));
         if (report.pool() != null) {
-            property(properties, "pool.mode", report.pool().mode());
-            property(properties, "pool.launcher", report.pool().launcher());
-            property(properties, "pool.workers", Integer.toString(report.pool().workers()));
+            property(xml, "pool.mode", report.pool().mode());
+            property(xml, "pool.launcher", report.pool().launcher());
+            property(xml, "pool.workers", Integer.toString(report.pool().workers()));
         }
+        xml.end();
 
         for (JobOutcome j : jobs) {
-            suite.appendChild(testcase(doc, j));
+            testcase(xml, j);
         }
-        return serialize(doc);
+        xml.end();
+        xml.end();
+        xml.finish();
     }
 
-    private static Element testcase(Document doc, JobOutcome j) {
-        Element testcase = doc.createElement("testcase");
-        attr(testcase, "name", j.id());
-        attr(testcase, "classname", "archpool." + (j.kind() == null ? "job" : j.kind()));
-        attr(testcase, "time", seconds(j.totalMs()));
+    private static void testcase(XmlStream xml, JobOutcome j) throws IOException {
+        xml.start("testcase");
+        attr(xml, "name", j.id());
+        attr(xml, "classname", "archpool." + (j.kind() == null ? "job" : j.kind()));
+        attr(xml, "time", seconds(j.totalMs()));
         Outcome outcome = j.outcome() == null ? Outcome.CRASHED : j.outcome();
         String message = j.message() != null ? j.message() : "job " + j.id() + " " + outcome.wireName();
         switch (outcome) {
             case FAILED, TIMED_OUT -> {
-                Element failure = doc.createElement("failure");
-                attr(failure, "message", message);
-                attr(failure, "type", outcome.wireName());
-                text(failure, j.logTail() != null && !j.logTail().isBlank() ? j.logTail() : message);
-                testcase.appendChild(failure);
+                xml.start("failure");
+                attr(xml, "message", message);
+                attr(xml, "type", outcome.wireName());
+                text(xml, j.logTail() != null && !j.logTail().isBlank() ? j.logTail() : message);
             }
             case CRASHED -> {
-                Element error = doc.createElement("error");
-                attr(error, "message", message);
-                attr(error, "type", outcome.wireName());
+                xml.start("error");
+                attr(xml, "message", message);
+                attr(xml, "type", outcome.wireName());
                 List<String> body = new ArrayList<>();
                 for (int i = 0; i < j.attemptFailures().size(); i++) {
                     body.add("attempt " + (i + 1) + ": " + j.attemptFailures().get(i));
@@ -152,13 +163,12 @@ public final class JunitXmlWriter {
                 if (j.logTail() != null && !j.logTail().isBlank()) {
                     body.add(j.logTail());
                 }
-                text(error, body.isEmpty() ? message : String.join("\n", body));
-                testcase.appendChild(error);
+                text(xml, body.isEmpty() ? message : String.join("\n", body));
             }
             case CANCELLED -> {
-                Element skippedElement = doc.createElement("skipped");
-                attr(skippedElement, "message", message);
-                testcase.appendChild(skippedElement);
+                xml.start("skipped");
+                attr(xml, "message", message);
+                xml.end();
             }
             case SUCCEEDED -> {
                 // passed: nothing but system-out
@@ -166,11 +176,10 @@ public final class JunitXmlWriter {
         }
         String out = systemOut(j, outcome);
         if (!out.isEmpty()) {
-            Element systemOut = doc.createElement("system-out");
-            text(systemOut, out);
-            testcase.appendChild(systemOut);
+            xml.start("system-out");
+            text(xml, out);
         }
-        return testcase;
+        xml.end();
     }
 
     private static String systemOut(JobOutcome j, Outcome outcome) {
@@ -208,30 +217,31 @@ public final class JunitXmlWriter {
         return (int) jobs.stream().filter(j -> j.outcome() == outcome).count();
     }
 
-    private static void counts(Element e, int tests, int failures, int errors, int skipped, String time) {
-        attr(e, "tests", Integer.toString(tests));
-        attr(e, "failures", Integer.toString(failures));
-        attr(e, "errors", Integer.toString(errors));
-        attr(e, "skipped", Integer.toString(skipped));
-        attr(e, "time", time);
+    private static void counts(XmlStream xml, int tests, int failures, int errors, int skipped, String time) {
+        attr(xml, "tests", Integer.toString(tests));
+        attr(xml, "failures", Integer.toString(failures));
+        attr(xml, "errors", Integer.toString(errors));
+        attr(xml, "skipped", Integer.toString(skipped));
+        attr(xml, "time", time);
     }
 
-    private static void property(Element properties, String name, String value) {
+    private static void property(XmlStream xml, String name, String value) throws IOException {
         if (value == null) {
             return;
         }
-        Element p = properties.getOwnerDocument().createElement("property");
-        attr(p, "name", name);
-        attr(p, "value", value);
-        properties.appendChild(p);
+        xml.start("property");
+        attr(xml, "name", name);
+        attr(xml, "value", value);
+        xml.end();
     }
 
-    private static void attr(Element e, String name, String value) {
-        e.setAttribute(name, xmlSafe(value));
+    private static void attr(XmlStream xml, String name, String value) {
+        xml.attr(name, xmlSafe(value));
     }
 
-    private static void text(Element e, String value) {
-        e.appendChild(e.getOwnerDocument().createTextNode(xmlSafe(value)));
+    /** The element just started gets {@code value} as its text, and ends. */
+    private static void text(XmlStream xml, String value) throws IOException {
+        xml.textElement(xmlSafe(value));
     }
 
     /** Seconds with millisecond precision, e.g. {@code 32.959}. */
@@ -289,34 +299,5 @@ public final class JunitXmlWriter {
                 || (c >= 0x20 && c <= 0xD7FF)
                 || (c >= 0xE000 && c <= 0xFFFD)
                 || (c >= 0x10000 && c <= 0x10FFFF);
-    }
-
-    private static Document newDocument() {
-        try {
-            DocumentBuilderFactory factory = DocumentBuilderFactory.newDefaultInstance();
-            return factory.newDocumentBuilder().newDocument();
-        } catch (ParserConfigurationException e) {
-            throw new IllegalStateException("the JDK's DOM implementation is unavailable", e);
-        }
-    }
-
-    private static String serialize(Document doc) {
-        try {
-            TransformerFactory factory = TransformerFactory.newDefaultInstance();
-            factory.setAttribute(XMLConstants.ACCESS_EXTERNAL_DTD, "");
-            factory.setAttribute(XMLConstants.ACCESS_EXTERNAL_STYLESHEET, "");
-            Transformer transformer = factory.newTransformer();
-            transformer.setOutputProperty(OutputKeys.ENCODING, "UTF-8");
-            transformer.setOutputProperty(OutputKeys.INDENT, "yes");
-            transformer.setOutputProperty("{http://xml.apache.org/xslt}indent-amount", "2");
-            // the declaration is written here: the JDK's own would add standalone="no", or, without it, no newline
-            transformer.setOutputProperty(OutputKeys.OMIT_XML_DECLARATION, "yes");
-            StringWriter out = new StringWriter();
-            out.write("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-            transformer.transform(new DOMSource(doc), new StreamResult(out));
-            return out.toString();
-        } catch (TransformerException e) {
-            throw new IllegalStateException("cannot serialize the JUnit XML", e);
-        }
     }
 }

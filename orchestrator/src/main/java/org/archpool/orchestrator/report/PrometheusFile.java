@@ -2,6 +2,7 @@ package org.archpool.orchestrator.report;
 
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 
@@ -15,6 +16,11 @@ public final class PrometheusFile {
     }
 
     public static void write(PrometheusMeterRegistry registry, Path file) throws IOException {
-        AtomicFile.write(file, registry.scrape().getBytes(StandardCharsets.UTF_8));
+        AtomicFile.write(file, out -> writeTo(registry, out));
+    }
+
+    /** Writes the registry's meters to {@code out}, leaving it open. */
+    public static void writeTo(PrometheusMeterRegistry registry, OutputStream out) throws IOException {
+        out.write(registry.scrape().getBytes(StandardCharsets.UTF_8));
     }
 }

@@ -3,6 +3,7 @@ package org.archpool.orchestrator.report;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileSystemException;
@@ -13,8 +14,10 @@ import java.util.List;
 
 /**
  * Writes a finished build's files: the JSON report first, then whichever of metrics (Prometheus text), trace
- * (Chrome trace events), JUnit XML and HTML were asked for. Each is written atomically; a file that cannot be
- * written does not stop the others, and the failures are reported together afterwards.
+ * (Chrome trace events), JUnit XML and HTML were asked for. Each is streamed from the outcomes into a temporary
+ * file that is then renamed over the target ({@link AtomicFile}); a file that cannot be written (an I/O error, or
+ * a heap too small for it) does not stop the others, and the failures are reported together afterwards, with the
+ * outputs that were written. An {@link OutputProgress} follows which are done, for the interrupt hook.
  *
  * @param report  the JSON report's path
  * @param metrics {@code --metrics}, or null
@@ -29,46 +32,89 @@ public record ReportFiles(Path report, Path metrics, Path trace, Path junit, Pat
         return new ReportFiles(file, metrics, trace, junit, html);
     }
 
-    /**
-     * @param build    the report
-     * @param registry the build's meters; written to {@link #metrics()} when it is a Prometheus registry
-     * @throws OutputWriteException naming every file that could not be written
-     */
-    public void write(BuildReport build, MeterRegistry registry) throws OutputWriteException {
-        List<String> failures = new ArrayList<>();
-        attempt(failures, "the report", report, () -> new ReportWriter().write(build, report));
+    /** A tracker of these outputs, every one of them not written yet. */
+    public OutputProgress progress() {
+        return new OutputProgress(outputs().stream().map(Output::name).toList());
+    }
+
+    /** One requested output: the option that asked for it (or "the report"), its file and its writer. */
+    private record Output(String what, Path file, Writer writer) {
+        String name() {
+            return OutputProgress.name(what, file);
+        }
+    }
+
+    /** Writes one output's contents, given the build. */
+    private interface Writer {
+        void write(BuildReport build, MeterRegistry registry, OutputStream out) throws IOException;
+    }
+
+    /** The requested outputs, the report first, in the order they are written. */
+    private List<Output> outputs() {
+        List<Output> outputs = new ArrayList<>();
+        outputs.add(new Output("the report", report, (build, registry, out) -> new ReportWriter().writeTo(build, out)));
         if (metrics != null) {
-            attempt(failures, "--metrics", metrics, () -> {
+            outputs.add(new Output("--metrics", metrics, (build, registry, out) -> {
                 if (!(registry instanceof PrometheusMeterRegistry prometheus)) {
                     throw new IOException("no Prometheus registry was given to record into");
                 }
-                PrometheusFile.write(prometheus, metrics);
-            });
+                PrometheusFile.writeTo(prometheus, out);
+            }));
         }
         if (trace != null) {
-            attempt(failures, "--trace", trace, () -> new ChromeTraceWriter().write(build, trace));
+            outputs.add(new Output("--trace", trace,
+                    (build, registry, out) -> new ChromeTraceWriter().writeTo(build, out)));
         }
         if (junit != null) {
-            attempt(failures, "--junit", junit, () -> new JunitXmlWriter().write(build, junit));
+            outputs.add(new Output("--junit", junit,
+                    (build, registry, out) -> new JunitXmlWriter().writeTo(build, out)));
         }
         if (html != null) {
-            attempt(failures, "--html", html, () -> new HtmlReportWriter().write(build, html));
+            outputs.add(new Output("--html", html,
+                    (build, registry, out) -> new HtmlReportWriter().writeTo(build, out)));
+        }
+        return outputs;
+    }
+
+    /**
+     * @param build    the report
+     * @param registry the build's meters; written to {@link #metrics()} when it is a Prometheus registry
+     * @throws OutputWriteException naming every file that could not be written, and those that were
+     */
+    public void write(BuildReport build, MeterRegistry registry) throws OutputWriteException {
+        write(build, registry, progress());
+    }
+
+    /**
+     * As {@link #write(BuildReport, MeterRegistry)}, marking each output in {@code progress} as it is written
+     * or fails.
+     */
+    public void write(BuildReport build, MeterRegistry registry, OutputProgress progress)
+            throws OutputWriteException {
+        List<String> failures = new ArrayList<>();
+        for (Output output : outputs()) {
+            String name = output.name();
+            try {
+                AtomicFile.write(output.file(), out -> output.writer().write(build, registry, out),
+                        progress::writing);
+                progress.set(name, OutputProgress.State.WRITTEN);
+            } catch (IOException e) {
+                progress.set(name, OutputProgress.State.FAILED);
+                failures.add("cannot write " + name + ": " + describe(e));
+            } catch (OutOfMemoryError e) {
+                // what the writer held is garbage now: the next output gets the memory back
+                progress.set(name, OutputProgress.State.FAILED);
+                failures.add("cannot write " + name + ": the coordinator ran out of memory (its heap is "
+                        + Runtime.getRuntime().maxMemory() / (1024 * 1024) + " MiB; give it more with, e.g., "
+                        + "ARCHPOOL_JAVA_OPTS=-Xmx1g)");
+            }
         }
         if (!failures.isEmpty()) {
+            List<String> written = progress.written();
             throw new OutputWriteException(String.join("; ", failures)
-                    + " (the jobs' results are unaffected; check that the folder exists and is writable)");
-        }
-    }
-
-    private interface Write {
-        void run() throws IOException;
-    }
-
-    private static void attempt(List<String> failures, String what, Path file, Write write) {
-        try {
-            write.run();
-        } catch (IOException e) {
-            failures.add("cannot write " + what + " " + file + ": " + describe(e));
+                    + " (the jobs' results are unaffected; check that the folder exists, is writable and has"
+                    + " space)" + (written.isEmpty() ? "; no output was written"
+                    : "; written: " + String.join(", ", written)));
         }
     }
 

@@ -16,6 +16,8 @@ import org.archpool.protocol.BuildRequest;
 import org.archpool.protocol.BuildResult;
 import org.archpool.protocol.JobSpec;
 import org.archpool.protocol.Outcome;
+import org.archpool.protocol.codec.MessageCodec;
+import org.archpool.protocol.codec.MessageReader;
 
 /**
  * One job on one slot, from the queue to its outcome: made concrete for the target by the config's planner (a job
@@ -27,6 +29,8 @@ final class JobRun {
 
     /** How long past a job's own time limit the coordinator waits for the worker's answer. */
     static final long WORKER_ANSWER_GRACE_MS = 30_000;
+
+    private static final MessageCodec CODEC = new MessageCodec();
 
     private final WorkerPool pool;
     private final SchedulerConfig config;
@@ -58,6 +62,10 @@ final class JobRun {
             return JobOutcome.unsent(job, attempts, queueWait, clock.millis() - dispatchedAt,
                     "its argv could not be expanded for the target: " + e.getMessage());
         }
+        String tooLarge = tooLargeToSend(job, concrete, timeoutMs);
+        if (tooLarge != null) {
+            return JobOutcome.unsent(job, attempts, queueWait, clock.millis() - dispatchedAt, tooLarge);
+        }
         for (int attempt = 1; attempt <= config.retries() + 1; attempt++) {
             Worker worker;
             try {
@@ -74,7 +82,7 @@ final class JobRun {
             attempts = attempts.sent(attempt, worker.id(), clock.millis() - origin);
             listener.started(job.id(), worker.id(), attempt);
             BuildRequest request = new BuildRequest(job.id() + "#" + attempt, concrete.job(), config.target(),
-                    concrete.steps(), timeoutMs, config.logPath(job, attempt).toString());
+                    concrete.steps(), timeoutMs, config.logPath(job, attempt).toString(), config.maxLogBytes());
             CompletableFuture<BuildResult> answer = worker.execute(request, phase -> listener.phase(job.id(), phase));
             stop.running(slot, worker, request.requestId());
             try {
@@ -108,6 +116,25 @@ final class JobRun {
         }
         return JobOutcome.crashed(job, attempts, queueWait, clock.millis() - dispatchedAt,
                 attempts.count() > 0 ? config.logPath(job, attempts.count()).toString() : null);
+    }
+
+    /**
+     * Why the job's request would be longer than a worker reads (a line of at most
+     * {@link MessageReader#DEFAULT_MAX_LINE_BYTES}), or null when it fits: the manifest reader refuses such jobs, and
+     * this catches what the coordinator added to one (flags for many architectures, a long log path). Measured on
+     * the request of the last attempt, whose id and log path are the longest.
+     */
+    private String tooLargeToSend(JobSpec job, ConcreteJob concrete, long timeoutMs) {
+        int last = config.retries() + 1;
+        BuildRequest longest = new BuildRequest(job.id() + "#" + last, concrete.job(), config.target(),
+                concrete.steps(), timeoutMs, config.logPath(job, last).toString());
+        int bytes = CODEC.encode(longest).length;
+        if (bytes < MessageReader.DEFAULT_MAX_LINE_BYTES) {
+            return null;
+        }
+        return "its request to a worker would be " + bytes + " bytes, over the protocol's limit of "
+                + MessageReader.DEFAULT_MAX_LINE_BYTES + " bytes per message; pass the long arguments in a file"
+                + " instead (a response file such as @args.txt, or a script)";
     }
 
     /** The worker's answer, with a succeeded job's artifacts judged against the target. */

@@ -2,6 +2,7 @@ package org.archpool.orchestrator.schedule;
 
 import java.nio.file.Path;
 import java.util.Objects;
+import org.archpool.orchestrator.output.LogLayout;
 import org.archpool.orchestrator.toolchain.JobPlanner;
 import org.archpool.orchestrator.verify.ArtifactJudge;
 import org.archpool.orchestrator.verify.ArtifactVerifier;
@@ -20,9 +21,27 @@ import org.archpool.protocol.Target;
  * @param keepGoing         keep starting jobs after one did not succeed
  * @param planner           makes each job's steps concrete for {@code target} before it is sent
  * @param judge             decides whether the GPU code in a succeeded job's artifacts is what was asked for
+ * @param maxLogBytes       the cap of each job's log ({@code --max-log-size}); null for none
  */
 public record SchedulerConfig(Target target, Path logDir, long defaultTimeoutMs, int buildParallelism,
-                              int retries, boolean keepGoing, JobPlanner planner, ArtifactJudge judge) {
+                              int retries, boolean keepGoing, JobPlanner planner, ArtifactJudge judge,
+                              Long maxLogBytes) {
+
+    /** {@code --max-log-size}'s default: 64 MiB. */
+    public static final Long DEFAULT_MAX_LOG_BYTES = 64L << 20;
+
+    /** With each job's log capped at {@link #DEFAULT_MAX_LOG_BYTES}. */
+    public SchedulerConfig(Target target, Path logDir, long defaultTimeoutMs, int buildParallelism, int retries,
+                           boolean keepGoing, JobPlanner planner, ArtifactJudge judge) {
+        this(target, logDir, defaultTimeoutMs, buildParallelism, retries, keepGoing, planner, judge,
+                DEFAULT_MAX_LOG_BYTES);
+    }
+
+    /** This configuration with each job's log capped at {@code bytes} (null: no cap). */
+    public SchedulerConfig withMaxLogBytes(Long bytes) {
+        return new SchedulerConfig(target, logDir, defaultTimeoutMs, buildParallelism, retries, keepGoing, planner,
+                judge, bytes);
+    }
 
     /** With the standard planner and the default verification: {@code --verify strict}, hostcalls allowed. */
     public SchedulerConfig(Target target, Path logDir, long defaultTimeoutMs, int buildParallelism, int retries,
@@ -45,6 +64,9 @@ public record SchedulerConfig(Target target, Path logDir, long defaultTimeoutMs,
         if (buildParallelism < 1 || retries < 0 || defaultTimeoutMs < 0) {
             throw new IllegalArgumentException("buildParallelism >= 1, retries >= 0 and defaultTimeoutMs >= 0");
         }
+        if (maxLogBytes != null && maxLogBytes <= 0) {
+            throw new IllegalArgumentException("maxLogBytes > 0, or null for no cap");
+        }
     }
 
     /** A job's time limit: its own, else the default. */
@@ -52,8 +74,8 @@ public record SchedulerConfig(Target target, Path logDir, long defaultTimeoutMs,
         return job.timeoutMs() != null ? job.timeoutMs() : defaultTimeoutMs;
     }
 
-    /** The log of a job's {@code attempt}: {@code <id>.log}, then {@code <id>.attempt<n>.log}. */
+    /** The log of a job's {@code attempt}: {@code <id>.log}, then {@code <id>@attempt<n>.log} ({@link LogLayout}). */
     Path logPath(JobSpec job, int attempt) {
-        return logDir.resolve(attempt == 1 ? job.id() + ".log" : job.id() + ".attempt" + attempt + ".log");
+        return new LogLayout(logDir).jobLog(job.id(), attempt);
     }
 }

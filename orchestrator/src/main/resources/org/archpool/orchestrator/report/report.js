@@ -182,12 +182,25 @@
     append(clear(document.querySelector('#jobs thead')), tr);
   }
 
+  /* A browser stays responsive with a few thousand rows, bars and details, not with 100,000: beyond these the
+     page shows the first ones (in the table's order; the longest and every failure on the timeline) and says
+     so. The embedded JSON always holds every job. */
+  var MAX_ROWS = 2000, MAX_BARS = 5000, MAX_DETAILS = 2000;
+
+  function capNote(id, text) {
+    var p = document.getElementById(id);
+    p.textContent = text || '';
+    p.hidden = !text;
+  }
+
   function rows(order) {
     var body = clear(document.querySelector('#jobs tbody'));
-    order.forEach(function (x) {
+    order.slice(0, MAX_ROWS).forEach(function (x) {
       append(body, h('tr', { 'data-index': String(x.i), 'class': oc(x.j.outcome) },
         COLS.map(function (col) { return cell(col, x); })));
     });
+    capNote('jobs-cap', order.length > MAX_ROWS ? 'Showing the first ' + MAX_ROWS + ' of ' + order.length +
+      ' jobs in this order; sort by a column to bring others up. Every job is in the JSON report.' : null);
   }
 
   function sortBy(key, dir, remember) {
@@ -292,7 +305,15 @@
       svg.appendChild(lt);
     });
     var bars = 0;
-    placed.forEach(function (x) {
+    var drawn = placed;
+    if (placed.length > MAX_BARS) {
+      drawn = placed.slice().sort(function (a, b) {
+        return (a.j.outcome === 'succeeded') - (b.j.outcome === 'succeeded') || b.span - a.span || a.i - b.i;
+      }).slice(0, MAX_BARS);
+    }
+    capNote('timeline-cap', drawn.length < placed.length ? 'Drawn: ' + drawn.length + ' of ' + placed.length +
+      ' jobs, every one that did not succeed and then the longest.' : null);
+    drawn.forEach(function (x) {
       var y = TOP + workers.indexOf(x.j.worker) * ROW + (ROW - BAR) / 2;
       var g = s('g', { 'class': 'bar ' + oc(x.j.outcome), 'data-index': String(x.i) });
       var title = s('title');
@@ -350,7 +371,11 @@
     append(sec, h('h2', { id: 'h-problems' }, 'Failures and warnings (' + bad + ' did not succeed, ' +
       (noted.length - bad) + ' with warnings)'));
     if (!noted.length) append(sec, h('p', { 'class': 'muted' }, 'Every job succeeded without warnings.'));
-    noted.forEach(function (x, n) {
+    if (noted.length > MAX_DETAILS) {
+      append(sec, h('p', { 'class': 'muted', id: 'problems-cap' }, 'Showing the first ' + MAX_DETAILS + ' of ' +
+        noted.length + ' (those that did not succeed first); every job is in the JSON report.'));
+    }
+    noted.slice(0, MAX_DETAILS).forEach(function (x, n) {
       var j = x.j;
       var d = h('details', { 'class': 'job ' + oc(j.outcome), id: 'job-' + x.i });
       if (n < 40) d.open = true;

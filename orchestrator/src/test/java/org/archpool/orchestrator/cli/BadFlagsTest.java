@@ -55,6 +55,11 @@ class BadFlagsTest {
                 // found by the fuzzer: this overflowed a long inside the converter
                 flags("build MANIFEST --timeout 99999999999999999999h", "--timeout", "is longer than"),
                 flags("build MANIFEST --probe-timeout 0s", "--probe-timeout", "not a positive duration"),
+                flags("build MANIFEST --max-log-size 12Q", "--max-log-size 12Q is not valid: it is not a size",
+                        "64M", "unlimited"),
+                flags("build MANIFEST --max-log-size -1M", "--max-log-size -1M is not valid"),
+                flags("build MANIFEST --max-log-size 100", "--max-log-size 100 is not valid", "at least 4K"),
+                flags("build MANIFEST --max-log-size 99999999999T", "--max-log-size 99999999999T", "too large"),
                 flags("build MANIFEST --retries -1", "--retries must be 0 or more (got -1)"),
                 flags("build MANIFEST --retries many", "--retries", "'many' is not an int"),
                 flags("build MANIFEST --mode fork", "--mode", "fork"),

@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -95,6 +96,32 @@ class HtmlReportChromiumTest {
                 "kernels/reduce", "kernels/scan");
         assertThat(sortState(dump.dom)).as("aria-sort of the columns").containsEntry("id", "ascending")
                 .containsEntry("total", "none");
+    }
+
+    /**
+     * A page of 6,000 jobs shows the first 2,000 rows in the table's order and 5,000 bars (every failure, then the
+     * longest), and says so; the embedded JSON still holds every job.
+     */
+    @Test
+    void aLargeBuildIsShownInPartAndSaysSo() throws Exception {
+        List<JobOutcome> jobs = new ArrayList<>();
+        for (int i = 0; i < 6000; i++) {
+            ReportTestData.Job job = ReportTestData.job("job" + i).kind("command").on(i % 2 == 0 ? "w1" : "w2", i * 3L)
+                    .phase("command", i % 97, 0);
+            jobs.add((i == 4321 ? job.outcome("failed").exitCode(1).message("exit code 1") : job).build());
+        }
+        Path page = dir.resolve("large.html");
+        new HtmlReportWriter().write(ReportTestData.report(jobs), page);
+
+        Dump dump = open(page, "#sort=total:desc");
+
+        dump.assertClean();
+        assertThat(dump.body()).contains("data-ready=\"true\"");
+        assertThat(indices(dump.dom, "<tr data-index=\"(\\d+)\"")).hasSize(2000);
+        assertThat(dump.dom).contains("Showing the first 2000 of 6000 jobs in this order")
+                .contains("Drawn: 5000 of 6000 jobs, every one that did not succeed and then the longest.");
+        assertThat(attribute(dump.dom, "timeline", "data-rendered")).isEqualTo("5000");
+        assertThat(indices(dump.dom, "<g class=\"bar[^\"]*\" data-index=\"(\\d+)\"")).contains(4321);
     }
 
     /** The checks above would see a script that breaks: this one makes sure they can. */

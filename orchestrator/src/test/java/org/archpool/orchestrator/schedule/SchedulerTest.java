@@ -28,6 +28,7 @@ import org.archpool.protocol.Phase;
 import org.archpool.protocol.Platform;
 import org.archpool.protocol.Step;
 import org.archpool.protocol.Target;
+import org.archpool.protocol.codec.MessageReader;
 import org.archpool.worker.JobRunner;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -143,6 +144,8 @@ class SchedulerTest {
         assertThat(outcomes.get(0).outcome()).isEqualTo(Outcome.SUCCEEDED);
         assertThat(outcomes.get(0).attempts()).isEqualTo(2);
         assertThat(outcomes.get(0).worker()).isEqualTo("w1.2");
+        assertThat(outcomes.get(0).logPath()).as("a retry's log, a name no job id can take")
+                .isEqualTo(dir.resolve("logs/a@attempt2.log").toString());
         assertThat(outcomes.get(0).attemptFailures()).singleElement().asString().contains("status 137");
         assertThat(outcomes.get(1).attempts()).isEqualTo(1);
         assertThat(launcher.launched).containsExactly("w1", "w1.2");
@@ -225,6 +228,32 @@ class SchedulerTest {
         assertThat(Files.readString(dir.resolve("logs/k.log"))).contains("\n$ sh -c " + script + " sh "
                 + String.join(" ", flags) + "\n");
         assertThat(job.argv()).contains("{offload-arch-flags}", "--archs={archs}");
+    }
+
+    @Test
+    void eachRequestCarriesTheLogCap() {
+        CommandJob job = new CommandJob("k", List.of("true"), dir.toString(), null, null, null);
+        RecordingLauncher byDefault = new RecordingLauncher();
+        runAll(byDefault, 1, config(new Target(Platform.CUDA, List.of("90"))), List.of(job));
+        assertThat(byDefault.requests).singleElement().extracting(r -> r.maxLogBytes()).isEqualTo(64L << 20);
+        RecordingLauncher uncapped = new RecordingLauncher();
+        runAll(uncapped, 1, config(new Target(Platform.CUDA, List.of("90"))).withMaxLogBytes(null), List.of(job));
+        assertThat(uncapped.requests).singleElement().extracting(r -> r.maxLogBytes()).isNull();
+    }
+
+    @Test
+    void aRequestTooLongForTheProtocolFailsUnsent() {
+        RecordingLauncher launcher = new RecordingLauncher();
+        // the manifest reader refuses such a job; one made in code reaches the check before sending
+        CommandJob job = new CommandJob("huge", List.of("echo", "x".repeat(MessageReader.DEFAULT_MAX_LINE_BYTES / 2)),
+                dir.toString(), null, null, null);
+        List<JobOutcome> outcomes = runAll(launcher, 1, config(1, true), List.of(job, sh("next", "true")));
+        assertThat(outcomes.get(0).outcome()).isEqualTo(Outcome.FAILED);
+        assertThat(outcomes.get(0).message()).contains("its request to a worker would be ")
+                .contains("over the protocol's limit of 4194304 bytes per message");
+        assertThat(outcomes.get(0).attempts()).isZero();
+        assertThat(outcomes.get(1).outcome()).isEqualTo(Outcome.SUCCEEDED);
+        assertThat(launcher.requests).extracting(r -> r.job().id()).containsExactly("next");
     }
 
     @Test

@@ -1,6 +1,7 @@
 package org.archpool.orchestrator.tool;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -9,6 +10,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import org.archpool.testing.MarkedProcesses;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -53,6 +55,24 @@ class ToolRunnerTest {
         assertThat(hung.status()).isEqualTo(ToolOutput.Status.TIMED_OUT);
         assertThat(hung.problem()).contains("500 ms");
         assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(10));
+    }
+
+    @Test
+    void aToolIsContainedLikeAStepSoNothingItStartedOutlivesIt() throws Exception {
+        String marker = MarkedProcesses.newMarker();
+        Path sleep = MarkedProcesses.markedSleep(bin, marker);
+        try {
+            tool("rocminfo", sleep + " 1101 & (" + sleep + " 1102 &); echo found", "rwxr-xr-x");
+            ToolOutput out = runner().run(List.of("rocminfo"), Duration.ofSeconds(30));
+            assertThat(out.stdout()).isEqualTo("found\n");
+            assertThat(MarkedProcesses.alive(marker)).as("what the probe left running").isEmpty();
+            tool("nvidia-smi", "trap '' INT TERM; " + sleep + " 1103 & exec " + sleep + " 1104", "rwxr-xr-x");
+            assertThat(runner().run(List.of("nvidia-smi"), Duration.ofMillis(500)).status())
+                    .isEqualTo(ToolOutput.Status.TIMED_OUT);
+            await().atMost(Duration.ofSeconds(5)).until(() -> MarkedProcesses.alive(marker).isEmpty());
+        } finally {
+            MarkedProcesses.killAll(marker);
+        }
     }
 
     @Test

@@ -42,7 +42,8 @@ final class MessageDecoder {
             case "hello" -> new Hello(m.intNumber("protocolVersion", 0), m.string("workerId"), m.number("pid", 0),
                     m.string("host"), m.string("javaVersion"));
             case "build" -> new BuildRequest(m.string("requestId"), job(m.object("job")), target(m.object("target")),
-                    m.objects("steps", MessageDecoder::step), m.number("timeoutMs", 0), m.string("logPath"));
+                    m.objects("steps", MessageDecoder::step), m.number("timeoutMs", 0), m.string("logPath"),
+                    m.optionalNumber("maxLogBytes"));
             case "progress" -> new Progress(m.string("requestId"), phase(m.string("phase")));
             case "result" -> new BuildResult(m.string("requestId"), outcome(m.string("outcome")),
                     m.optionalInt("exitCode"), m.string("signal"), m.objects("phases", MessageDecoder::phaseTiming),

@@ -60,6 +60,9 @@ final class MessageEncoder {
                 g.writeEndArray();
                 g.writeNumberField("timeoutMs", b.timeoutMs());
                 g.writeStringField("logPath", b.logPath());
+                if (b.maxLogBytes() != null) {
+                    g.writeNumberField("maxLogBytes", b.maxLogBytes());
+                }
             } else if (message instanceof Progress p) {
                 g.writeStringField("type", "progress");
                 g.writeStringField("requestId", p.requestId());

@@ -49,6 +49,9 @@ class MessageCodecTest {
                 new BuildRequest("r2", command, new Target(Platform.CUDA, List.of("90")),
                         List.of(new Step(Phase.COMMAND, List.of("nvcc", "-arch=sm_90"), "/w", Map.of())), 0,
                         "/logs/b.log"),
+                new BuildRequest("r3", command, new Target(Platform.CUDA, List.of("90")),
+                        List.of(new Step(Phase.COMMAND, List.of("nvcc", "-arch=sm_90"), "/w", Map.of())), 0,
+                        "/logs/c.log", 64L << 20),
                 new Progress("r1", Phase.CONFIGURE),
                 new BuildResult("r1", Outcome.TIMED_OUT, 137, "SIGKILL", List.of(new PhaseTiming(Phase.BUILD, 12, null)),
                         List.of(new Artifact("/b/lib.so", List.of("sm_90"))), "/logs/a.log", "tail", "msg"),
@@ -144,6 +147,22 @@ class MessageCodecTest {
                 null, null, null)));
         assertThat(result).contains("{\"name\":\"inspect\",\"ms\":3}").doesNotContain("hostcallKernels")
                 .doesNotContain("null");
+    }
+
+    @Test
+    void theLogCapIsOptionalAndPositive() throws Exception {
+        String build = "{\"type\":\"build\",\"requestId\":\"r\",\"timeoutMs\":0,\"logPath\":\"/l\","
+                + "\"target\":{\"platform\":\"cuda\",\"archs\":[\"90\"]},"
+                + "\"steps\":[{\"phase\":\"command\",\"argv\":[\"true\"],\"cwd\":\"/\"}],"
+                + "\"job\":{\"kind\":\"command\",\"id\":\"c\",\"argv\":[\"true\"],\"cwd\":\"/\"}";
+        assertThat(((BuildRequest) codec.decode(build + "}")).maxLogBytes()).isNull();
+        assertThat(((BuildRequest) codec.decode(build + ",\"maxLogBytes\":4096}")).maxLogBytes()).isEqualTo(4096L);
+        assertThat(new String(codec.encode(codec.decode(build + ",\"maxLogBytes\":4096}"))))
+                .contains("\"maxLogBytes\":4096");
+        assertThatThrownBy(() -> codec.decode(build + ",\"maxLogBytes\":0}"))
+                .isInstanceOf(ProtocolException.class).hasMessageContaining("build.maxLogBytes must be > 0");
+        assertThatThrownBy(() -> codec.decode(build + ",\"maxLogBytes\":\"1G\"}"))
+                .isInstanceOf(ProtocolException.class).hasMessageContaining("build.maxLogBytes must be a");
     }
 
     @Test

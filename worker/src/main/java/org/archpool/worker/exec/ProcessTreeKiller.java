@@ -12,6 +12,9 @@ import org.zeroturnaround.exec.stop.ProcessStopper;
  */
 public final class ProcessTreeKiller implements ProcessStopper {
 
+    /** How many times a session is scanned and killed before giving up on a process that keeps forking. */
+    static final int SESSION_ROUNDS = 100;
+
     @Override
     public void stop(Process process) {
         kill(process.toHandle());
@@ -23,21 +26,33 @@ public final class ProcessTreeKiller implements ProcessStopper {
     }
 
     /**
-     * Like {@link #kill}, and says what was killed: one {@code pid N: COMMAND LINE} per process of the tree,
-     * root first, each line at most {@code maxChars}. The command lines are read before killing (a dead
-     * process's is gone); the kill then takes a fresh snapshot, so a child started while they were being
-     * read is killed too.
+     * One {@code pid N: COMMAND LINE} per process still alive, in the order given, each line at most
+     * {@code maxChars}. Read before killing: a dead process's command line is gone.
      */
-    public static List<String> killDescribing(ProcessHandle root, int maxChars) {
-        List<String> described = snapshot(root).stream().filter(ProcessHandle::isAlive)
+    public static List<String> describe(List<ProcessHandle> processes, int maxChars) {
+        return processes.stream().filter(ProcessHandle::isAlive)
                 .map(p -> abbreviate("pid " + p.pid() + ": " + commandLine(p), maxChars))
                 .collect(Collectors.toList());
-        kill(root);
-        return described;
     }
 
-    private static List<ProcessHandle> snapshot(ProcessHandle root) {
+    /** {@code root} and all its descendants, root first. */
+    static List<ProcessHandle> snapshot(ProcessHandle root) {
         return Stream.concat(Stream.of(root), root.descendants()).collect(Collectors.toList());
+    }
+
+    /**
+     * Forcibly kills every process of session {@code sid} (field 6 of {@code /proc/PID/stat}), wherever its
+     * parent is, until a scan finds none alive: a process forked while the others were being killed is found
+     * by the next scan. Zombies are left to their parents.
+     */
+    public static void killSession(long sid) {
+        for (int round = 0; round < SESSION_ROUNDS; round++) {
+            List<ProcessHandle> found = ProcStat.inSession(sid);
+            if (found.isEmpty()) {
+                return;
+            }
+            found.forEach(ProcessHandle::destroyForcibly);
+        }
     }
 
     private static String commandLine(ProcessHandle p) {

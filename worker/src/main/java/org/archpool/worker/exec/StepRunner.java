@@ -10,7 +10,6 @@ import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.archpool.protocol.Step;
 import org.zeroturnaround.exec.ProcessExecutor;
@@ -18,9 +17,12 @@ import org.zeroturnaround.exec.ProcessResult;
 import org.zeroturnaround.exec.StartedProcess;
 
 /**
- * Runs one {@link Step}: no shell, stdin closed, stdout and stderr into the job's log (never the worker's
- * stdout), in a process group of its own, the job's deadline and cancellation applied to the whole group and
- * process tree.
+ * Runs one {@link Step}: no shell of its own, stdin closed, stdout and stderr into the job's log (never the
+ * worker's stdout), contained by the {@link StepLauncher} so that no process it starts outlives it, the job's
+ * deadline and cancellation applied to all of them.
+ *
+ * <p>{@link #run} starts the step on the calling thread and returns only once the step has ended (or has been
+ * killed): the step's parent-death signal is tied to that thread, which therefore lives as long as the step.
  */
 public final class StepRunner {
 
@@ -34,16 +36,16 @@ public final class StepRunner {
     static final int DESCRIBED_COMMAND_CHARS = 400;
 
     private final Clock clock;
-    private final ProcessGroups groups;
+    private final StepLauncher launcher;
 
-    public StepRunner(Clock clock, ProcessGroups groups) {
+    public StepRunner(Clock clock, StepLauncher launcher) {
         this.clock = clock;
-        this.groups = groups;
+        this.launcher = launcher;
     }
 
-    /** A runner that puts each step in a process group of its own where the system allows. */
+    /** A runner that contains each step as well as the system allows ({@link StepLauncher#system()}). */
     public StepRunner(Clock clock) {
-        this(clock, ProcessGroups.system());
+        this(clock, StepLauncher.system());
     }
 
     private static String rootMessage(Throwable e) {
@@ -71,17 +73,18 @@ public final class StepRunner {
                     "could not start " + program + ": " + (program.contains("/") ? "no executable file there"
                             : "not found on the worker's PATH") + " (is it installed?)");
         }
+        Containment containment = launcher.containment();
         StartedProcess started;
         try {
             started = new ProcessExecutor()
-                    .command(groups.inOwnGroup(step.argv()))
+                    .command(containment.wrap(step.argv()))
                     .directory(Path.of(step.cwd()).toFile())
                     .environment(ChildEnvironment.replacing(step.env()))
                     .redirectInput(InputStream.nullInputStream())
                     .redirectOutput(log)
                     .redirectErrorStream(true)
                     .exitValueAny()
-                    .stopper(process -> groups.kill(process.toHandle()))
+                    .stopper(process -> containment.killAll(process.toHandle()))
                     .closeTimeout(OUTPUT_DRAIN_SECONDS, TimeUnit.SECONDS)
                     .start();
         } catch (IOException e) {
@@ -90,23 +93,30 @@ public final class StepRunner {
                             + " (is it installed and on the worker's PATH?)");
         }
         Process process = started.getProcess();
+        ProcessHandle handle = process.toHandle();
         AtomicBoolean killedByCancel = new AtomicBoolean();
         Runnable unregister = token.onCancel(() -> {
             killedByCancel.set(true);
-            groups.kill(process.toHandle());
+            containment.killAll(handle);
         });
         try {
             Future<ProcessResult> future = started.getFuture();
             List<String> killedAtTimeLimit = null;
-            ProcessResult result;
             Duration left = deadline.remaining();
-            try {
-                result = left == null ? future.get() : future.get(left.toMillis(), TimeUnit.MILLISECONDS);
-            } catch (TimeoutException e) {
-                killedAtTimeLimit = ProcessTreeKiller.killDescribing(process.toHandle(), DESCRIBED_COMMAND_CHARS);
-                groups.kill(process.toHandle());
-                result = future.get();
+            boolean exited = true;
+            if (left == null) {
+                process.waitFor();
+            } else {
+                exited = process.waitFor(left.toMillis(), TimeUnit.MILLISECONDS);
             }
+            if (exited) {
+                containment.endLeftovers(handle);
+            } else {
+                killedAtTimeLimit = ProcessTreeKiller.describe(containment.stepProcesses(handle),
+                        DESCRIBED_COMMAND_CHARS);
+                containment.killAll(handle);
+            }
+            ProcessResult result = future.get();
             long ms = clock.millis() - start;
             if (killedAtTimeLimit != null) {
                 return new StepResult(StepResult.Ending.TIMED_OUT, null, ms, "time limit reached; process tree killed",
@@ -118,11 +128,11 @@ public final class StepRunner {
             return new StepResult(StepResult.Ending.EXITED, result.getExitValue(), ms, null);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            groups.kill(process.toHandle());
+            containment.killAll(handle);
             return new StepResult(StepResult.Ending.CANCELLED, null, clock.millis() - start,
                     "interrupted; process tree killed");
         } catch (ExecutionException e) {
-            groups.kill(process.toHandle());
+            containment.killAll(handle);
             return new StepResult(StepResult.Ending.NOT_STARTED, null, clock.millis() - start,
                     "lost track of " + step.argv().get(0) + ": " + e.getCause());
         } finally {

@@ -3,6 +3,7 @@ package org.archpool.worker.inspect;
 import static org.archpool.protocol.UntrustedText.quote;
 import static org.archpool.worker.inspect.Bytes.startsWith;
 
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -103,9 +104,10 @@ public final class ArArchive {
      *
      * @param data the archive's bytes, from the buffer's position to its limit
      * @return the members, in archive order; names may repeat, as {@code ar q} allows
-     * @throws ArArchiveFormatException if the data is not a regular {@code ar} archive or is malformed
+     * @throws ArArchiveFormatException   if the data is not a regular {@code ar} archive or is malformed
+     * @throws TooLargeToInspectException if it has more members than the inspector's budget
      */
-    public static List<Member> read(ByteBuffer data) throws ArArchiveFormatException {
+    public static List<Member> read(ByteBuffer data) throws IOException {
         ByteBuffer d = Bytes.view(data);
         if (startsWith(d, 0, THIN_MAGIC_BYTES)) {
             throw new ArArchiveFormatException("thin archive (" + THIN_MAGIC.trim() + "): its members are not"
@@ -156,6 +158,8 @@ public final class ArArchive {
                     throw new ArArchiveFormatException("member at offset " + pos + " has an empty name");
                 }
                 if (!isSymbolTable(name)) {
+                    InspectLimits.check(members.size() + 1L, InspectLimits.MAX_ARCHIVE_MEMBERS, "members or more",
+                            "the archive");
                     members.add(new Member(name, memberData));
                 }
             }

@@ -59,6 +59,11 @@ final class BoundedZstd {
                         + "segment of " + size + " bytes, which would all have to be held in memory, and at most "
                         + maxWholeBytes + " are");
             }
+            if (compressed.remaining() > maxWholeBytes) {
+                throw new MalformedBinaryException(where + " is not read: its zstd frame must be decoded whole, and"
+                        + " its " + compressed.remaining() + " compressed bytes are more than the " + maxWholeBytes
+                        + " that are");
+            }
             return new WholeFrameDecoder(decodeWhole(compressed, (int) size, where), digest, where);
         }
         if (frame.windowSize() > MAX_WINDOW_BYTES) {

@@ -1,5 +1,6 @@
 package org.archpool.worker.inspect;
 
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.Optional;
 import java.util.OptionalInt;
@@ -39,8 +40,9 @@ final class CubinElf {
      * @param payload a fat binary entry's payload, from position to limit
      * @return the payload read as a cubin, or empty when it is not a readable CUDA ELF image; a cubin that cannot be
      *         read only means the cross-checks cannot be made, which is not an error of the fat binary
+     * @throws IOException {@link TooLargeToInspectException} if its headers claim more than the inspector's budget
      */
-    static Optional<ElfFile> open(ByteBuffer payload) {
+    static Optional<ElfFile> open(ByteBuffer payload) throws IOException {
         try {
             ElfFile elf = ElfFile.of(payload);
             return elf.machine() == ElfFile.EM_CUDA ? Optional.of(elf) : Optional.empty();

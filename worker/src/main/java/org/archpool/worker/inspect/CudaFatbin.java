@@ -3,6 +3,7 @@ package org.archpool.worker.inspect;
 import static org.archpool.worker.inspect.Bytes.hex;
 import static org.archpool.worker.inspect.Bytes.inBounds;
 
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -113,8 +114,10 @@ public final class CudaFatbin {
      * @return the parsed fat binary; an empty or all-zero buffer gives no blobs and no entries
      * @throws FatbinFormatException if a blob or entry header is bad or a size points past the end of its blob or
      *                               of the section
+     * @throws IOException           {@link TooLargeToInspectException} if it has more entries than the
+     *                               inspector's budget
      */
-    public static CudaFatbin parse(ByteBuffer section) throws FatbinFormatException {
+    public static CudaFatbin parse(ByteBuffer section) throws IOException {
         ByteBuffer data = Bytes.view(section);
         int end = data.limit();
         List<FatbinEntry> entries = new ArrayList<>();
@@ -170,7 +173,7 @@ public final class CudaFatbin {
 
     /** Parses the blob at {@code start} into {@code out}; returns the offset just past it. */
     private static int parseBlob(ByteBuffer data, int start, int blobIndex, List<FatbinEntry> out)
-            throws FatbinFormatException {
+            throws IOException {
         int end = data.limit();
         if (end - start < BLOB_HEADER_SIZE) {
             throw new FatbinFormatException("truncated fat binary header at offset " + hex(start) + ": "
@@ -208,7 +211,8 @@ public final class CudaFatbin {
 
     /** Parses the entry at {@code start} into {@code out}; returns the offset of the next entry. */
     private static int parseEntry(ByteBuffer data, int start, int blobEnd, int blobIndex, List<FatbinEntry> out)
-            throws FatbinFormatException {
+            throws IOException {
+        InspectLimits.check(out.size() + 1L, InspectLimits.MAX_FATBIN_ENTRIES, "entries or more", "the fat binary");
         int left = blobEnd - start;
         if (left < MIN_ENTRY_HEADER_SIZE) {
             throw new FatbinFormatException("truncated fat binary entry header at offset " + hex(start) + ": "

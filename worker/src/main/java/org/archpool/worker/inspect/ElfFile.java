@@ -55,7 +55,7 @@ public final class ElfFile implements Closeable {
     private static final int SHN_UNDEF = 0;
     private static final int SHN_XINDEX = 0xffff;
     /** Sections up to this size are copied to the heap; larger ones are memory-mapped. */
-    private static final long HEAP_READ_LIMIT = 1 << 20;
+    private static final long HEAP_READ_LIMIT = InspectLimits.HEAP_READ_BYTES;
 
     /** For messages: the file's path, or a description of the in-memory image. */
     private final String name;
@@ -118,17 +118,12 @@ public final class ElfFile implements Closeable {
      *
      * @param image the ELF image
      * @return a view of the image; closing it is allowed but not needed
-     * @throws ElfFormatException if the image is not a 64-bit little-endian ELF image or its headers are truncated
-     *                            or corrupt
+     * @throws ElfFormatException          if the image is not a 64-bit little-endian ELF image or its headers are
+     *                                     truncated or corrupt
+     * @throws TooLargeToInspectException if its headers claim more than the inspector's budget
      */
-    public static ElfFile of(ByteBuffer image) throws ElfFormatException {
-        try {
-            return new ElfFile("in-memory ELF image", null, Bytes.view(image));
-        } catch (ElfFormatException e) {
-            throw e;
-        } catch (IOException e) {
-            throw new IllegalStateException("an in-memory image cannot fail to be read", e);
-        }
+    public static ElfFile of(ByteBuffer image) throws IOException {
+        return new ElfFile("in-memory ELF image", null, Bytes.view(image));
     }
 
     /** @return the file's length in bytes, as it was when opened */
@@ -297,12 +292,25 @@ public final class ElfFile implements Closeable {
                     + shentsize + " bytes at offset " + shoff + " extends past the end of " + name + " ("
                     + fileSize + " bytes)");
         }
-        int n = (int) count; // fits: count * 64 <= fileSize, and a FileChannel can't read a >2 GiB table anyway
+        InspectLimits.check(count, InspectLimits.MAX_SECTIONS, "sections", name);
+        int n = (int) count;
         long tableSize = count * shentsize;
         if (tableSize > Bytes.MAX_ARRAY) {
             throw new ElfFormatException("section header table of " + n + " entries is too large: " + name);
         }
-        ByteBuffer table = readFully(shoff, (int) tableSize);
+        // only the first 64 bytes of each entry are read: at most MAX_SECTIONS * 64 bytes of heap, whatever the
+        // entry size claims (a sparse file can make a table of gigabytes cost nothing on disk)
+        int stride = shentsize;
+        ByteBuffer table;
+        if (image != null || shentsize == SHDR_SIZE || tableSize <= HEAP_READ_LIMIT) {
+            table = readFully(shoff, (int) tableSize);
+        } else {
+            table = ByteBuffer.allocate(n * SHDR_SIZE).order(ByteOrder.LITTLE_ENDIAN);
+            for (int i = 0; i < n; i++) {
+                table.put(i * SHDR_SIZE, readFully(shoff + (long) i * shentsize, SHDR_SIZE), 0, SHDR_SIZE);
+            }
+            stride = SHDR_SIZE;
+        }
 
         ByteBuffer names = null;
         if (shstrndx != SHN_UNDEF) {
@@ -310,15 +318,15 @@ public final class ElfFile implements Closeable {
                 throw new ElfFormatException("section name table index " + Integer.toUnsignedString(shstrndx)
                         + " is out of range (" + n + " sections) in " + name);
             }
-            ElfSection strtab = rawSection(table, shstrndx, shentsize, "");
+            ElfSection strtab = rawSection(table, shstrndx, stride, "");
             names = contents(strtab);
         }
 
         List<ElfSection> result = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
-            int nameOffset = table.getInt(i * shentsize);
+            int nameOffset = table.getInt(i * stride);
             String name = names == null ? "" : name(names, nameOffset, i);
-            result.add(rawSection(table, i, shentsize, name));
+            result.add(rawSection(table, i, stride, name));
         }
         return Collections.unmodifiableList(result);
     }
@@ -335,7 +343,7 @@ public final class ElfFile implements Closeable {
         return new ElfSection(index, name, type, offset, size);
     }
 
-    private String name(ByteBuffer names, int nameOffset, int sectionIndex) throws ElfFormatException {
+    private String name(ByteBuffer names, int nameOffset, int sectionIndex) throws IOException {
         int limit = names.limit();
         if (nameOffset < 0 || nameOffset >= limit) {
             if (nameOffset == 0 && limit == 0) {
@@ -346,8 +354,13 @@ public final class ElfFile implements Closeable {
                     + "-byte section name table of " + name);
         }
         int end = nameOffset;
-        while (end < limit && names.get(end) != 0) {
+        int longest = (int) Math.min(limit, (long) nameOffset + InspectLimits.MAX_SECTION_NAME_BYTES);
+        while (end < longest && names.get(end) != 0) {
             end++;
+        }
+        if (end == longest && longest < limit) {
+            throw new TooLargeToInspectException("name of section " + sectionIndex + " in " + name + " is longer"
+                    + " than " + InspectLimits.MAX_SECTION_NAME_BYTES + " bytes");
         }
         if (end == limit) {
             throw new ElfFormatException("name of section " + sectionIndex + " is not NUL-terminated in " + name);

@@ -26,7 +26,9 @@ import java.util.Optional;
  *
  * <p>A file that cannot be opened, or whose container is corrupt, throws; a GPU code section inside a readable
  * container that is corrupt, or a code object too large to read into memory, is reported in
- * {@link GpuCode#problems()} and the rest is still read. Stateless and thread-safe.
+ * {@link GpuCode#problems()} and the rest is still read. A file whose headers claim more than the inspector reads
+ * within its memory budget ({@link InspectLimits}: sections, members, entries, metadata values) throws
+ * {@link TooLargeToInspectException}, wherever in the file that claim is. Stateless and thread-safe.
  */
 public final class GpuCodeInspector {
 
@@ -190,7 +192,7 @@ public final class GpuCodeInspector {
         return code;
     }
 
-    private GpuCode hipCode(OffloadBundle bundle, String where) {
+    private GpuCode hipCode(OffloadBundle bundle, String where) throws TooLargeToInspectException {
         boolean compressed = bundle.compression() != OffloadBundle.Compression.NONE;
         List<HipCode> hip = new ArrayList<>();
         List<String> problems = new ArrayList<>();
@@ -213,6 +215,8 @@ public final class GpuCodeInspector {
                                 + object.targetId());
                     }
                     targetId = object.targetId();
+                } catch (TooLargeToInspectException e) {
+                    throw e;
                 } catch (IOException e) {
                     problems.add(where + ": code object " + entry.id() + ": " + e.getMessage());
                 }

@@ -1,5 +1,6 @@
 package org.archpool.worker.inspect;
 
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.CharBuffer;
@@ -53,6 +54,8 @@ public final class MessagePack {
     public static final int MAX_DEPTH = 64;
 
     private final ByteBuffer in;
+    /** Values decoded so far, against the budget. */
+    private long values;
     private final int start;
 
     private MessagePack(ByteBuffer in) {
@@ -67,8 +70,10 @@ public final class MessagePack {
      * @param document the document's bytes
      * @return the decoded value, as described in the class documentation; {@code null} for nil
      * @throws AmdCodeObjectFormatException if the bytes are not exactly one valid document within the limits above
+     * @throws TooLargeToInspectException    if it holds more values than the inspector's budget
+     *                                       ({@link InspectLimits#MAX_METADATA_VALUES})
      */
-    public static Object decode(ByteBuffer document) throws AmdCodeObjectFormatException {
+    public static Object decode(ByteBuffer document) throws IOException {
         ByteBuffer in = document.slice().order(ByteOrder.BIG_ENDIAN);
         MessagePack decoder = new MessagePack(in);
         Object value = decoder.value(0);
@@ -79,7 +84,10 @@ public final class MessagePack {
         return value;
     }
 
-    private Object value(int depth) throws AmdCodeObjectFormatException {
+    private Object value(int depth) throws IOException {
+        if (++values > InspectLimits.MAX_METADATA_VALUES) {
+            InspectLimits.check(values, InspectLimits.MAX_METADATA_VALUES, "values or more", "MessagePack document");
+        }
         int offset = offset();
         int type = u8();
         if (type <= 0x7f) {
@@ -166,21 +174,21 @@ public final class MessagePack {
         }
     }
 
-    private List<Object> array(long count, int depth, int offset) throws AmdCodeObjectFormatException {
+    private List<Object> array(long count, int depth, int offset) throws IOException {
         checkDepth(depth, "array", offset);
         // every element takes at least one byte: reject impossible counts before allocating anything
         if (count > in.remaining()) {
             throw new AmdCodeObjectFormatException("array at offset " + offset + " declares " + count
                     + " elements but only " + in.remaining() + " bytes follow");
         }
-        List<Object> list = new ArrayList<>((int) count);
+        List<Object> list = new ArrayList<>((int) Math.min(count, 1024)); // grows with what is really there
         for (long i = 0; i < count; i++) {
             list.add(value(depth + 1));
         }
         return Collections.unmodifiableList(list);
     }
 
-    private Map<String, Object> map(long count, int depth, int offset) throws AmdCodeObjectFormatException {
+    private Map<String, Object> map(long count, int depth, int offset) throws IOException {
         checkDepth(depth, "map", offset);
         // every entry takes at least two bytes (a key and a value)
         if (count > in.remaining() / 2) {

@@ -199,7 +199,9 @@ public record OffloadBundle(Compression compression, List<OffloadBundleEntry> en
      *
      * @param section         the section's data
      * @param maxCodeBytes    as for {@link #read(ByteBuffer, long)}
-     * @param maxDecodedBytes the largest single-segment zstd bundle decoded (never more than 128 MiB)
+     * @param maxDecodedBytes the largest single-segment zstd bundle decoded (never more than 128 MiB), and the most
+     *                        decoded code a compressed bundle keeps for all its entries together (entries past
+     *                        it get a null {@code code}, as entries over {@code maxCodeBytes} do)
      * @return the bundles in section order
      * @throws OffloadBundleFormatException as for {@link #readAll(ByteBuffer, long)}, and for a single-segment
      *                                      zstd bundle larger than {@code maxDecodedBytes}
@@ -213,8 +215,11 @@ public record OffloadBundle(Compression compression, List<OffloadBundleEntry> en
         ByteBuffer d = Bytes.view(section);
         List<OffloadBundle> bundles = new ArrayList<>();
         int pos = 0;
+        long entries = 0;
         while (pos < d.limit()) {
             Parsed parsed = readAt(d, pos, maxCodeBytes, maxDecodedBytes);
+            entries += parsed.bundle().entries().size();
+            InspectLimits.check(entries, InspectLimits.MAX_BUNDLE_ENTRIES, "bundle entries in all", "the section");
             bundles.add(parsed.bundle());
             pos = Bytes.skipZeros(d, parsed.end());
         }
@@ -327,7 +332,7 @@ public record OffloadBundle(Compression compression, List<OffloadBundleEntry> en
                 ? new ZlibDecoder(compressed, size, md5, where)
                 : BoundedZstd.decoder(compressed, size, Math.min(MAX_SINGLE_SEGMENT_BYTES, maxDecodedBytes), md5,
                         where)) {
-            entries = readDecompressed(decoder, maxCodeBytes, where);
+            entries = readDecompressed(decoder, maxCodeBytes, maxDecodedBytes, where);
             decoder.finish();
         } catch (OffloadBundleFormatException e) {
             throw e; // the decompressed bundle's table
@@ -339,8 +344,8 @@ public record OffloadBundle(Compression compression, List<OffloadBundleEntry> en
     }
 
     /** Reads the table, then the entries' code in offset order, then the rest up to the declared size. */
-    private static List<OffloadBundleEntry> readDecompressed(BoundedDecoder decoder, long maxCodeBytes, String where)
-            throws IOException {
+    private static List<OffloadBundleEntry> readDecompressed(BoundedDecoder decoder, long maxCodeBytes,
+                                                             long maxKeptBytes, String where) throws IOException {
         String inside = where + " (decompressed)";
         Table table = readTable(decoder::readFully, decoder.size, inside);
         List<Raw> byOffset = new ArrayList<>(table.entries());
@@ -348,9 +353,11 @@ public record OffloadBundle(Compression compression, List<OffloadBundleEntry> en
         byOffset.sort(Comparator.comparingLong(Raw::offset));
         ByteBuffer[] codes = new ByteBuffer[table.entries().size()];
         long limit = Math.min(maxCodeBytes, MAX_ARRAY);
+        long kept = 0; // the decoded code of all entries together stays within maxKeptBytes
         for (Raw raw : byOffset) {
             decoder.skipTo(raw.offset());
-            if (raw.size() <= limit) {
+            if (raw.size() <= limit && raw.size() <= maxKeptBytes - kept) {
+                kept += raw.size();
                 codes[raw.index()] = ByteBuffer.wrap(decoder.readBytes((int) raw.size()));
             } else {
                 decoder.skipTo(raw.offset() + raw.size());

@@ -9,91 +9,197 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import org.archpool.protocol.Phase;
 import org.archpool.protocol.Step;
+import org.archpool.testing.MarkedProcesses;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
+/**
+ * Every case runs with both strategies: the PID namespace (what the system gives here; as root, as CI runs,
+ * a namespace) and the session fallback forced.
+ */
 @Tag("process")
 class StepRunnerTest {
 
     private final Clock clock = Clock.systemUTC();
-    private final StepRunner runner = new StepRunner(clock);
+    private final String marker = MarkedProcesses.newMarker();
+
+    static Stream<Containment> strategies() {
+        return Stream.of(StepLauncher.system().containment(), SessionContainment.of(UtilLinux.system()));
+    }
+
+    @AfterEach
+    void killLeftovers() {
+        MarkedProcesses.killAll(marker);
+    }
+
+    private static StepRunner runner(Containment c) {
+        return new StepRunner(Clock.systemUTC(), StepLauncher.using(c));
+    }
 
     private static Step sh(Path cwd, String script) {
         return new Step(Phase.COMMAND, List.of("sh", "-c", script), cwd.toString(), Map.of("GREETING", "hi"));
     }
 
-    @Test
-    void capturesOutputAndExitStatusWithoutAShellOfItsOwn(@TempDir Path dir) {
+    private Path sleeper(Path dir) throws Exception {
+        return MarkedProcesses.markedSleep(dir, marker);
+    }
+
+    private void awaitNoneLeft() {
+        await().atMost(Duration.ofSeconds(5)).until(() -> MarkedProcesses.alive(marker).isEmpty());
+    }
+
+    @ParameterizedTest
+    @MethodSource("strategies")
+    void capturesOutputAndExitStatusWithoutAShellOfItsOwn(Containment c, @TempDir Path dir) {
         ByteArrayOutputStream log = new ByteArrayOutputStream();
-        StepResult r = runner.run(sh(dir, "echo $GREETING; echo oops >&2; read x || echo no-stdin; exit 3"), log,
+        StepResult r = runner(c).run(sh(dir, "echo $GREETING; echo oops >&2; read x || echo no-stdin; exit 3"), log,
                 Deadline.after(clock, 0), new CancellationToken());
         assertThat(r.ending()).isEqualTo(StepResult.Ending.EXITED);
         assertThat(r.exitCode()).isEqualTo(3);
         assertThat(log.toString()).contains("hi").contains("oops").contains("no-stdin");
     }
 
-    @Test
-    void aDaemonThatKeepsTheLogOpenDoesNotHangTheStep(@TempDir Path dir) throws Exception {
-        Path pids = dir.resolve("pids");
-        StepResult r = assertTimeoutPreemptively(Duration.ofSeconds(30), () -> runner.run(
-                sh(dir, "setsid sleep 300 & echo $! > " + pids + "; echo started"),
+    @ParameterizedTest
+    @MethodSource("strategies")
+    void aSignalIsReportedAsTodayWithNoWordFromTheWrapper(Containment c, @TempDir Path dir) {
+        ByteArrayOutputStream log = new ByteArrayOutputStream();
+        StepResult r = runner(c).run(sh(dir, "kill -SEGV $$"), log, Deadline.after(clock, 0), new CancellationToken());
+        assertThat(r.exitCode()).isEqualTo(139);
+        assertThat(r.signal()).contains("SIGSEGV");
+        assertThat(log.toString()).isEmpty();
+    }
+
+    @ParameterizedTest
+    @MethodSource("strategies")
+    void aProgramNamedLikeAShellBuiltinIsTheProgram(Containment c, @TempDir Path dir) {
+        ByteArrayOutputStream log = new ByteArrayOutputStream();
+        StepResult r = runner(c).run(new Step(Phase.COMMAND, List.of("echo", "-e", "a\\tb"), dir.toString(), Map.of()),
+                log, Deadline.after(clock, 0), new CancellationToken());
+        assertThat(r.exitCode()).isZero();
+        assertThat(log.toString()).isEqualTo("a\tb\n");
+    }
+
+    @ParameterizedTest
+    @MethodSource("strategies")
+    void whatAStepLeftRunningDiesWithIt(Containment c, @TempDir Path dir) throws Exception {
+        Path sleep = sleeper(dir);
+        long start = System.nanoTime();
+        StepResult r = runner(c).run(sh(dir, sleep + " 1101 & exit 0"), new ByteArrayOutputStream(),
+                Deadline.after(clock, 0), new CancellationToken());
+        assertThat(r.exitCode()).isZero();
+        assertThat(MarkedProcesses.alive(marker)).isEmpty();
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(StepRunner.OUTPUT_DRAIN_SECONDS));
+    }
+
+    @ParameterizedTest
+    @MethodSource("strategies")
+    void anOrphanThatLeftThroughInitDiesWithTheStep(Containment c, @TempDir Path dir) throws Exception {
+        Path sleep = sleeper(dir);
+        StepResult r = runner(c).run(sh(dir, "(" + sleep + " 1101 &); exit 0"), new ByteArrayOutputStream(),
+                Deadline.after(clock, 0), new CancellationToken());
+        assertThat(r.exitCode()).isZero();
+        assertThat(MarkedProcesses.alive(marker)).isEmpty();
+    }
+
+    @ParameterizedTest
+    @MethodSource("strategies")
+    void aDaemonOfItsOwnSessionDiesOnlyInANamespace(Containment c, @TempDir Path dir) throws Exception {
+        Path sleep = sleeper(dir);
+        StepResult r = assertTimeoutPreemptively(Duration.ofSeconds(30), () -> runner(c).run(
+                sh(dir, "setsid sh -c '" + sleep + " 300 & touch ready; wait' & "
+                        + "until [ -f ready ]; do sleep 0.01; done; echo started"),
                 new ByteArrayOutputStream(), Deadline.after(clock, 0), new CancellationToken()));
         assertThat(r.ending()).isEqualTo(StepResult.Ending.EXITED);
         assertThat(r.exitCode()).isZero();
-        ProcessHandle.of(Long.parseLong(Files.readString(pids).strip())).ifPresent(ProcessHandle::destroyForcibly);
+        if (c instanceof PidNamespaceContainment) {
+            assertThat(MarkedProcesses.alive(marker)).isEmpty();
+        } else {
+            assertThat(MarkedProcesses.alive(marker)).as("what escapes the session fallback").isNotEmpty();
+        }
     }
 
-    @Test
-    void aMissingProgramDoesNotStart(@TempDir Path dir) {
-        StepResult r = runner.run(new Step(Phase.COMMAND, List.of("no-such-compiler-xyz"), dir.toString(), Map.of()),
+    @ParameterizedTest
+    @MethodSource("strategies")
+    void aMissingProgramDoesNotStart(Containment c, @TempDir Path dir) {
+        StepResult r = runner(c).run(new Step(Phase.COMMAND, List.of("no-such-compiler-xyz"), dir.toString(), Map.of()),
                 new ByteArrayOutputStream(), Deadline.after(clock, 0), new CancellationToken());
         assertThat(r.ending()).isEqualTo(StepResult.Ending.NOT_STARTED);
         assertThat(r.message()).contains("no-such-compiler-xyz").contains("PATH");
     }
 
-    @Test
-    void theTimeLimitKillsTheWholeTree(@TempDir Path dir) throws Exception {
-        Path pids = dir.resolve("pids");
+    @ParameterizedTest
+    @MethodSource("strategies")
+    void theTimeLimitKillsTheWholeTreeAndNamesOnlyTheStepsProcesses(Containment c, @TempDir Path dir) throws Exception {
+        Path sleep = sleeper(dir);
         long start = System.nanoTime();
-        StepResult r = assertTimeoutPreemptively(Duration.ofSeconds(20), () -> runner.run(
-                sh(dir, "sleep 300 & echo $! > " + pids + "; sh -c 'sleep 300' & wait"),
+        StepResult r = assertTimeoutPreemptively(Duration.ofSeconds(20), () -> runner(c).run(
+                sh(dir, sleep + " 300 & sh -c '" + sleep + " 300' & wait"),
                 new ByteArrayOutputStream(), Deadline.after(clock, 700), new CancellationToken()));
         assertThat(r.ending()).isEqualTo(StepResult.Ending.TIMED_OUT);
         assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(10));
-        long grandchild = Long.parseLong(Files.readString(pids).strip());
-        await().atMost(Duration.ofSeconds(5)).until(() -> ProcessHandle.of(grandchild).map(p -> !p.isAlive()).orElse(true));
+        assertThat(r.killed()).first().asString().contains("sh -c");
+        assertThat(r.killed()).anyMatch(l -> l.contains(marker + " 300"));
+        assertThat(r.killed()).noneMatch(l -> l.contains("unshare") || l.contains("archpool-step"));
+        awaitNoneLeft();
     }
 
-    @Test
-    void anOrphanedGrandchildIsKilledWithItsProcessGroup(@TempDir Path dir) throws Exception {
-        Path pids = dir.resolve("pids");
+    @ParameterizedTest
+    @MethodSource("strategies")
+    void anOrphanedGrandchildIsKilledAtTheTimeLimit(Containment c, @TempDir Path dir) throws Exception {
+        Path sleep = sleeper(dir);
         // The subshell exits at once: its sleep is handed to init and is no descendant of the step any more.
-        StepResult r = assertTimeoutPreemptively(Duration.ofSeconds(20), () -> runner.run(
-                sh(dir, "(sleep 300 & echo $! > " + pids + "); sleep 300"),
+        StepResult r = assertTimeoutPreemptively(Duration.ofSeconds(20), () -> runner(c).run(
+                sh(dir, "(" + sleep + " 300 &); " + sleep + " 300"),
                 new ByteArrayOutputStream(), Deadline.after(clock, 700), new CancellationToken()));
         assertThat(r.ending()).isEqualTo(StepResult.Ending.TIMED_OUT);
-        long orphan = Long.parseLong(Files.readString(pids).strip());
-        await().atMost(Duration.ofSeconds(5)).until(() -> ProcessHandle.of(orphan).map(p -> !p.isAlive()).orElse(true));
+        awaitNoneLeft();
     }
 
-    @Test
-    void cancellingKillsTheTreeAndSaysCancelled(@TempDir Path dir) throws Exception {
+    @ParameterizedTest
+    @MethodSource("strategies")
+    void cancellingKillsTheTreeAndSaysCancelled(Containment c, @TempDir Path dir) throws Exception {
+        Path sleep = sleeper(dir);
         CancellationToken token = new CancellationToken();
-        Path pids = dir.resolve("pids");
-        CompletableFuture<StepResult> result = CompletableFuture.supplyAsync(() -> runner.run(
-                sh(dir, "sleep 300 & echo $! > " + pids + "; wait"), new ByteArrayOutputStream(),
-                Deadline.after(clock, 0), token));
-        await().atMost(Duration.ofSeconds(10)).until(() -> Files.exists(pids) && Files.size(pids) > 0);
+        CompletableFuture<StepResult> result = CompletableFuture.supplyAsync(() -> runner(c).run(
+                sh(dir, sleep + " 300 & wait"), new ByteArrayOutputStream(), Deadline.after(clock, 0), token));
+        await().atMost(Duration.ofSeconds(10)).until(() -> !MarkedProcesses.alive(marker).isEmpty());
         token.cancel();
-        StepResult r = result.get(20, java.util.concurrent.TimeUnit.SECONDS);
+        StepResult r = result.get(20, TimeUnit.SECONDS);
         assertThat(r.ending()).isEqualTo(StepResult.Ending.CANCELLED);
-        long grandchild = Long.parseLong(Files.readString(pids).strip());
-        await().atMost(Duration.ofSeconds(5)).until(() -> ProcessHandle.of(grandchild).map(p -> !p.isAlive()).orElse(true));
+        awaitNoneLeft();
+    }
+
+    @ParameterizedTest
+    @MethodSource("strategies")
+    void theStepsParentDyingBySigkillTakesTheStepWithIt(Containment c, @TempDir Path dir) throws Exception {
+        Path sleep = sleeper(dir);
+        // a shell stands in for the worker: it starts the contained step, which leaves a grandchild, and is
+        // killed; the script is a file, so that only the two sleeps carry the marker
+        Path script = Files.writeString(dir.resolve("step.sh"), sleep + " 300 & " + sleep + " 301; wait\n");
+        List<String> parentArgv = new ArrayList<>(List.of("sh", "-c", "\"$@\" & wait", "parent"));
+        parentArgv.addAll(c.wrap(List.of("sh", script.toString())));
+        Process parent = new ProcessBuilder(parentArgv).redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                .redirectErrorStream(true).start();
+        await().atMost(Duration.ofSeconds(10)).until(() -> MarkedProcesses.alive(marker).size() == 2);
+        parent.destroyForcibly();
+        if (c instanceof PidNamespaceContainment) {
+            awaitNoneLeft();
+        } else {
+            // only the step's main process had the parent-death signal: both sleeps are what escapes here
+            await().atMost(Duration.ofSeconds(5)).until(() -> parent.toHandle().descendants().noneMatch(
+                    p -> p.info().commandLine().orElse("").contains(script.toString())));
+            assertThat(MarkedProcesses.alive(marker)).hasSize(2);
+        }
     }
 }

@@ -18,6 +18,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.fail;
 
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
@@ -325,7 +326,7 @@ class CudaFatbinTest {
 
     /** Random corruption and truncation may only ever give a result or a FatbinFormatException. */
     @Test
-    void corruptionNeverEscapesAsAnUncheckedException() {
+    void corruptionNeverEscapesAsAnUncheckedException() throws IOException {
         byte[] valid = concat(
                 blob(entry(CUBIN, 90, BASE_FLAGS, cubin(90)), entry(PTX, 90, BASE_FLAGS | ZSTD, PTX_TEXT, 0x50)),
                 blob(entry(CUBIN, 100, BASE_FLAGS | F, cubin(100), 0x60)));

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.fail;
 
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
@@ -308,7 +309,7 @@ class MessagePackTest {
     }
 
     @Test
-    void randomBytesOnlyEverGiveTheFormatException() {
+    void randomBytesOnlyEverGiveTheFormatException() throws IOException {
         Random random = new Random(20240611);
         byte[] valid = everyFamily();
         for (int i = 0; i < 20_000; i++) {
@@ -342,11 +343,11 @@ class MessagePackTest {
 
     // --- helpers, also used by AmdCodeObjectReaderTest --------------------------------------------------------
 
-    static Object decode(int... bytes) throws AmdCodeObjectFormatException {
+    static Object decode(int... bytes) throws IOException {
         return decode(bytes(bytes));
     }
 
-    static Object decode(byte[] bytes) throws AmdCodeObjectFormatException {
+    static Object decode(byte[] bytes) throws IOException {
         return MessagePack.decode(ByteBuffer.wrap(bytes));
     }
 

@@ -1,0 +1,113 @@
+package org.archpool.worker.exec;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Starts every step contained, so that no process outlives it: in a PID namespace of its own where the
+ * system allows ({@link PidNamespaceContainment}), else in a session of its own that is killed by session id
+ * ({@link SessionContainment}). Which one is decided once, by starting {@code exit 0} through the namespace
+ * strategy (a few milliseconds), on a thread of its own as soon as the launcher is made (so that neither the
+ * worker's start nor a job's time limit waits for it), and kept in this object: one launcher per worker (or
+ * per coordinator in thread mode), shared by its threads.
+ */
+public final class StepLauncher {
+
+    /** How long the one trial start may take before namespaces count as denied. */
+    static final long TRIAL_SECONDS = 10;
+
+    private final CompletableFuture<Containment> chosen;
+
+    private StepLauncher(CompletableFuture<Containment> chosen) {
+        this.chosen = chosen;
+    }
+
+    /** Starts deciding, from the system's util-linux programs, as described above. */
+    public static StepLauncher system() {
+        UtilLinux tools = UtilLinux.system();
+        CompletableFuture<Containment> chosen = new CompletableFuture<>();
+        Thread t = new Thread(() -> {
+            try {
+                chosen.complete(detect(tools, isRoot()));
+            } catch (RuntimeException | Error e) {
+                chosen.completeExceptionally(e); // a defect: every step then says so
+            }
+        }, "archpool-step-containment");
+        t.setDaemon(true);
+        t.start();
+        return new StepLauncher(chosen);
+    }
+
+    /** Always {@code containment} (tests; a forced fallback). */
+    public static StepLauncher using(Containment containment) {
+        return new StepLauncher(CompletableFuture.completedFuture(containment));
+    }
+
+    /** The strategy in force; waits for the decision the first time if it is still being made. Thread-safe. */
+    public Containment containment() {
+        return chosen.join();
+    }
+
+    /** The command line that starts {@code argv} contained. */
+    public List<String> command(List<String> argv) {
+        return containment().wrap(argv);
+    }
+
+    /**
+     * As root, a PID namespace alone, else one inside a user namespace (also tried as root: a container may
+     * deny the one and allow the other); the session strategy when neither starts.
+     */
+    static Containment detect(UtilLinux tools, boolean root) {
+        List<Boolean> tries = root ? List.of(false, true) : List.of(true);
+        for (boolean user : tries) {
+            Optional<PidNamespaceContainment> ns = PidNamespaceContainment.of(tools, user);
+            if (ns.isPresent() && starts(ns.get(), tools)) {
+                return ns.get();
+            }
+        }
+        return SessionContainment.of(tools);
+    }
+
+    /** Whether {@code sh -c 'exit 0'} runs to status 0 through {@code containment}. */
+    static boolean starts(Containment containment, UtilLinux tools) {
+        if (tools.shell().isEmpty()) {
+            return false;
+        }
+        List<String> argv = new ArrayList<>(containment.wrap(List.of(tools.shell().get().toString(), "-c", "exit 0")));
+        try {
+            Process p = new ProcessBuilder(argv)
+                    .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()))
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                    .redirectError(ProcessBuilder.Redirect.DISCARD)
+                    .start();
+            if (!p.waitFor(TRIAL_SECONDS, TimeUnit.SECONDS)) {
+                containment.killAll(p.toHandle());
+                return false;
+            }
+            return p.exitValue() == 0;
+        } catch (IOException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    /** Whether this process's effective user is root ({@code /proc/self/status}, line {@code Uid:}). */
+    static boolean isRoot() {
+        try {
+            return Files.readAllLines(Path.of("/proc/self/status")).stream()
+                    .filter(l -> l.startsWith("Uid:"))
+                    .map(l -> l.substring(4).strip().split("\\s+"))
+                    .anyMatch(ids -> ids.length > 1 && ids[1].equals("0"));
+        } catch (IOException e) {
+            return false;
+        }
+    }
+}
