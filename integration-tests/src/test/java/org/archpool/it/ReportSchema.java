@@ -78,7 +78,10 @@ final class ReportSchema {
         assertConsistent(report, what);
     }
 
-    /** What a schema cannot say: the outcome counts add up to the jobs, and the exit code follows from them. */
+    /**
+     * What a schema cannot say: the outcome counts add up to the jobs, and the exit code follows from them (70:
+     * no worker could start, every job crashed).
+     */
     static void assertConsistent(JsonNode report, String what) {
         Map<String, Integer> counted = new HashMap<>();
         for (JsonNode job : report.path("jobs")) {
@@ -89,7 +92,12 @@ final class ReportSchema {
         assertThat(reported).as("%s: outcomes vs jobs[].outcome", what).isEqualTo(counted);
         int exit = report.path("exitCode").asInt();
         boolean allSucceeded = counted.keySet().stream().allMatch("succeeded"::equals);
-        if (exit != 130) {
+        if (exit == 70) {
+            // no worker could start: nothing ran, and no worker ever said hello
+            assertThat(counted.keySet()).as("%s: outcomes with exit code 70", what).containsOnly("crashed");
+            assertThat(report.path("pool").path("workerEvents").findValuesAsText("event")).as(what)
+                    .doesNotContain("started").contains("failed_to_start");
+        } else if (exit != 130) {
             assertThat(exit).as("%s: exitCode with outcomes %s", what, counted).isEqualTo(allSucceeded ? 0 : 1);
         }
     }

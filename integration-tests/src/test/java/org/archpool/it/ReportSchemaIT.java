@@ -159,10 +159,13 @@ class ReportSchemaIT {
         assertThat(job(r, "queued").path("attempts").asInt()).isZero();
     }
 
-    /** A worker that never says hello: the job is crashed without an attempt, the event failed_to_start. */
+    /**
+     * A worker that never says hello: the job is crashed without an attempt, the event failed_to_start, and the
+     * build, in which no worker could start, ends with exit code 70.
+     */
     @Test
     void aWorkerThatDoesNotStartValidates(@TempDir Path dir) throws Exception {
-        JsonNode r = build(dir, commandJob("orphan", "", "true"), 1,
+        JsonNode r = build(dir, commandJob("orphan", "", "true"), 70,
                 "--arch", "90", "-j1", "--retries", "0", "--worker-start-timeout", "1ms");
         assertThat(job(r, "orphan").path("outcome").asText()).isEqualTo("crashed");
         assertThat(r.path("pool").path("workerEvents").findValuesAsText("event")).containsOnly("failed_to_start");

@@ -210,7 +210,7 @@ class SlurmIT {
             }
         }
         Archpool.Run run = archpool.run(args.toArray(String[]::new));
-        assertThat(run.exitCode()).as(run.toString()).isEqualTo(1);
+        assertThat(run.exitCode()).as(run.toString()).isEqualTo(70); // no worker could start
         JsonNode one = job(Archpool.json(report), "one");
         assertThat(one.path("outcome").asText()).isEqualTo("crashed");
         assertThat(one.path("message").asText()).contains("Slurm said:");

@@ -30,6 +30,7 @@ import org.archpool.orchestrator.output.OutputPaths;
 import org.archpool.orchestrator.pool.WorkerLauncher;
 import org.archpool.orchestrator.pool.WorkerPool;
 import org.archpool.orchestrator.report.BuildReport;
+import org.archpool.orchestrator.report.ConsoleOutput;
 import org.archpool.orchestrator.report.ConsoleReporter;
 import org.archpool.orchestrator.report.ConsoleStyle;
 import org.archpool.orchestrator.report.LogReporter;
@@ -53,6 +54,9 @@ import org.slf4j.LoggerFactory;
 public final class BuildSession {
 
     private static final Logger LOG = LoggerFactory.getLogger(BuildSession.class);
+
+    /** The exit code of a build in which no worker could start (sysexits' EX_SOFTWARE; {@code ExitCodes.INTERNAL}). */
+    static final int NO_WORKER_EXIT_CODE = 70;
 
     /**
      * What the user asked for.
@@ -113,7 +117,10 @@ public final class BuildSession {
         this.err = err;
     }
 
-    /** Runs the build; the exit code is 0 when every job succeeded, 1 otherwise. */
+    /**
+     * Runs the build; the exit code is 0 when every job succeeded, 70 when no worker could start, 130 after an
+     * interrupt, 1 otherwise.
+     */
     public int run() throws ManifestException, OutputPathException, ArchSyntaxException, ArchResolutionException,
             IOException {
         Instant started = clock.instant();
@@ -126,12 +133,18 @@ public final class BuildSession {
         outputPaths(logDir, reportFile).check(
                 manifest.jobs().stream().map(JobSpec::id).collect(Collectors.toSet()), settings.retries() + 1);
         LogLayout logs = new LogLayout(logDir);
+        // the console is written on threads of its own: a reader that does not read never stalls the build
+        ConsoleOutput stdout = ConsoleOutput.start(out, "stdout");
+        ConsoleOutput stderr = ConsoleOutput.start(err, "stderr");
         try (LogFolderLock lock = LogFolderLock.acquire(logs, LogFolderLock.Holder.thisProcess(started,
                      manifest.file()));
              CoordinatorLog log = CoordinatorLog.open(logs.coordinatorLog())) {
             LOG.info("archpool {} build of {} ({} jobs), -j {}", Version.current(), manifest.file(),
                     manifest.jobs().size(), settings.jobs());
-            return run(started, manifest, logDir, reportFile);
+            return run(started, manifest, logDir, reportFile, stdout, stderr);
+        } finally {
+            stdout.finish();
+            stderr.finish();
         }
     }
 
@@ -157,12 +170,12 @@ public final class BuildSession {
         return new OutputPaths(settings.manifest(), files, folder);
     }
 
-    private int run(Instant started, Manifest manifest, Path logDir, Path reportFile)
-            throws ArchSyntaxException, ArchResolutionException, IOException {
+    private int run(Instant started, Manifest manifest, Path logDir, Path reportFile, ConsoleOutput stdout,
+                    ConsoleOutput stderr) throws ArchSyntaxException, ArchResolutionException, IOException {
 
         BuildMetrics metrics = new BuildMetrics(registry);
         int workers = Math.min(settings.jobs(), manifest.jobs().size());
-        ConsoleReporter console = new ConsoleReporter(out, manifest.jobs().size(), settings.style(),
+        ConsoleReporter console = new ConsoleReporter(stdout, manifest.jobs().size(), settings.style(),
                 settings.width());
         LogReporter logReporter = new LogReporter();
         WorkerLauncher launcher = launchers.apply(new LogLayout(logDir).workerLogs());
@@ -176,11 +189,11 @@ public final class BuildSession {
             pool.warmUp();
             Resolved target;
             try (ResolutionInterruptHook interrupt = new ResolutionInterruptHook(pool, err)) {
-                target = resolve(metrics);
+                target = resolve(metrics, stderr);
             }
-            out.println(target.line());
+            console.note(target.line());
             LOG.info(target.line());
-            return build(started, manifest, logDir, reportFile, target, pool, metrics, console, logReporter);
+            return build(started, manifest, logDir, reportFile, target, pool, metrics, console, logReporter, stderr);
         }
     }
 
@@ -189,10 +202,11 @@ public final class BuildSession {
     }
 
     /** Resolves the architecture once and, unless skipped, asks the compiler whether it can build it. */
-    private Resolved resolve(BuildMetrics metrics) throws ArchSyntaxException, ArchResolutionException {
+    private Resolved resolve(BuildMetrics metrics, ConsoleOutput stderr)
+            throws ArchSyntaxException, ArchResolutionException {
         Resolution resolution = resolver.resolve(settings.arch());
         metrics.resolved(resolution);
-        resolution.warnings().forEach(w -> err.println("archpool: warning: " + w));
+        resolution.warnings().forEach(w -> stderr.line("archpool: warning: " + w));
         ToolchainCheck.Result checked = null;
         if (toolchain != null) {
             checked = toolchain.check(resolution.platform(), resolution.archs());
@@ -204,8 +218,8 @@ public final class BuildSession {
     }
 
     private int build(Instant started, Manifest manifest, Path logDir, Path reportFile, Resolved target,
-                      WorkerPool pool, BuildMetrics metrics, ConsoleReporter console, LogReporter logReporter)
-            throws IOException {
+                      WorkerPool pool, BuildMetrics metrics, ConsoleReporter console, LogReporter logReporter,
+                      ConsoleOutput stderr) throws IOException {
         Resolution resolution = target.resolution();
         int workers = pool.size();
         int parallelism = settings.buildParallelism(workers);
@@ -217,7 +231,7 @@ public final class BuildSession {
         ReportFiles outputs = settings.outputs().withReport(reportFile);
         try (Scheduler scheduler = new Scheduler(pool, config, clock,
                      SchedulerListener.all(logReporter, console, metrics));
-             InterruptHook interrupt = new InterruptHook(scheduler, pool, err)) {
+             InterruptHook interrupt = new InterruptHook(scheduler, pool, stderr)) {
             OutputProgress progress = outputs.progress();
             interrupt.track(progress);
             metrics.watchPool(scheduler::busy, pool::liveWorkers, scheduler::queued);
@@ -230,7 +244,9 @@ public final class BuildSession {
             interrupt.jobsEnded();
             BuildReport.Pool poolFacts = new BuildReport.Pool(pool.mode(), pool.launcher(), workers, parallelism,
                     settings.retries(), settings.keepGoing(), logDir.toString(), pool.events());
+            String noWorker = pool.noWorkerStarted();
             int exitCode = interrupt.fired() ? InterruptHook.EXIT_CODE
+                    : noWorker != null ? NO_WORKER_EXIT_CODE
                     : outcomes.stream().allMatch(o -> o.outcome() == Outcome.SUCCEEDED) ? 0 : 1;
             Map<String, Integer> counts = new LinkedHashMap<>();
             outcomes.forEach(o -> counts.merge(o.outcome().wireName(), 1, Integer::sum));
@@ -243,9 +259,15 @@ public final class BuildSession {
             } catch (OutputWriteException e) {
                 notWritten = e;
             }
-            console.summary(outcomes, target.line(), reportFile.toString());
-            // an interrupted build ends in the interrupt hook, which names what was not written
+            if (exitCode == NO_WORKER_EXIT_CODE) {
+                stderr.line("archpool: no worker could start, so no job ran (each is crashed in the report): "
+                        + noWorker + ". Fix what the worker's JVM says (ARCHPOOL_WORKER_JAVA_OPTS, the Java runtime,"
+                        + " the memory it may use) and run the build again.");
+            }
+            // an interrupted build ends in the interrupt hook, which names what was not written: it hears of the
+            // outputs before the summary, the one place where the build waits for the console's reader
             interrupt.outputsWritten(notWritten == null ? null : notWritten.getMessage());
+            console.summary(outcomes, target.line(), reportFile.toString());
             if (notWritten != null && !interrupt.fired()) {
                 throw notWritten;
             }

@@ -1,11 +1,11 @@
 package org.archpool.orchestrator;
 
-import java.io.PrintStream;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.archpool.orchestrator.pool.WorkerPool;
+import org.archpool.orchestrator.report.ConsoleOutput;
 import org.archpool.orchestrator.report.OutputProgress;
 import org.archpool.orchestrator.schedule.Scheduler;
 import sun.misc.Signal;
@@ -37,11 +37,15 @@ final class InterruptHook implements AutoCloseable {
     private volatile String outputFailure;
     private volatile boolean fired;
 
-    InterruptHook(Scheduler scheduler, WorkerPool pool, PrintStream err) {
+    /** How long the hook's own messages may take to reach a console that is slow to read, before it ends the process. */
+    static final Duration MESSAGE_GRACE = Duration.ofMillis(200);
+
+    /** @param err queues without blocking: a console nobody reads must not keep the outputs from being written */
+    InterruptHook(Scheduler scheduler, WorkerPool pool, ConsoleOutput err) {
         this.hook = new Thread(() -> {
             fired = true;
             onSecondSignal(() -> end(pool, err, "interrupted again"));
-            err.println("archpool: interrupted: cancelling running jobs and writing the outputs"
+            err.line("archpool: interrupted: cancelling running jobs and writing the outputs"
                     + " (interrupt again to stop at once)");
             scheduler.interrupt("the build was interrupted (SIGINT or SIGTERM)");
             if (!await(jobsEnded, CANCEL_GRACE)) {
@@ -55,7 +59,7 @@ final class InterruptHook implements AutoCloseable {
                 end(pool, err, "writing the outputs took longer than " + OUTPUT_GRACE.toSeconds() + " s");
             }
             if (outputFailure != null) {
-                err.println("archpool: " + outputFailure);
+                err.line("archpool: " + outputFailure);
             }
             end(pool, err, null);
         }, "archpool-interrupt");
@@ -102,19 +106,19 @@ final class InterruptHook implements AutoCloseable {
      * Ends the process with {@link #EXIT_CODE}, first naming, when {@code why} is given, every output not
      * written. No worker, and no Slurm step or queued job, outlives it.
      */
-    private void end(WorkerPool pool, PrintStream err, String why) {
+    private void end(WorkerPool pool, ConsoleOutput err, String why) {
         pool.close();
         OutputProgress progress = outputs;
         if (why != null && progress != null) {
             String left = progress.abandon();
             List<String> missing = progress.notWritten();
-            err.println("archpool: " + why + ": stopping now"
+            err.line("archpool: " + why + ": stopping now"
                     + (missing.isEmpty() ? "" : "; not written: " + String.join(", ", missing))
                     + (left == null ? "" : "; " + left));
         } else if (why != null) {
-            err.println("archpool: " + why + ": stopping now");
+            err.line("archpool: " + why + ": stopping now");
         }
-        err.flush();
+        err.drain(MESSAGE_GRACE);
         Runtime.getRuntime().halt(EXIT_CODE);
     }
 

@@ -38,6 +38,13 @@ import java.nio.charset.StandardCharsets;
  * delimiters are its own (a library's exception message, which may hold a value of the input); there {@code "}
  * and {@code \} stay as they are. {@link #quoteUtf8} quotes raw bytes that should be UTF-8: the text they
  * decode to as {@link #quote} does, each byte that is not part of valid UTF-8 as {@code \x} and two hex digits.
+ *
+ * <p>{@link #forTerminal} is for text shown as it is, many lines of it, such as the tail of a job's log under a
+ * failed job: letters of every script stay readable and line feeds and tabs stay, but every character that could
+ * drive a terminal or hide what is around it is escaped as above: the other C0 controls (ESC, BEL, backspace,
+ * carriage return as {@code \r}), DEL, the C1 controls U+0080 to U+009F (CSI U+009B starts an escape sequence on
+ * some terminals), every format character but the zero-width joiner and non-joiner (so the bidi controls such as
+ * U+202E, zero-width spaces, U+FEFF, the soft hyphen), the line and paragraph separators and unpaired surrogates.
  */
 public final class UntrustedText {
 
@@ -115,6 +122,53 @@ public final class UntrustedText {
         }
         out.append('"');
         return appendCut(out, shown, length, "bytes");
+    }
+
+    /**
+     * {@code text} with line feeds, tabs and every printable character of any script as they are, and each
+     * character that could drive a terminal escaped as {@link #quote} escapes it (the class comment lists them);
+     * no quotes, no cut. {@code null} is {@code null}.
+     */
+    public static String forTerminal(String text) {
+        if (text == null) {
+            return "null";
+        }
+        StringBuilder out = null;
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            boolean keep = c == '\n' || c == '\t' || !drivesTerminal(text, i);
+            if (!keep && out == null) {
+                out = new StringBuilder(text.length() + 16).append(text, 0, i);
+            }
+            if (out != null) {
+                if (keep) {
+                    out.append(c);
+                } else {
+                    appendEscaped(out, text, i, i + 1, false);
+                }
+            }
+        }
+        return out == null ? text : out.toString();
+    }
+
+    /** Whether the UTF-16 unit at {@code i} is a control, a format character, a line separator or a lone surrogate. */
+    private static boolean drivesTerminal(String text, int i) {
+        char c = text.charAt(i);
+        if (c < 0x20 || (c >= 0x7f && c <= 0x9f)) {
+            return true;
+        }
+        // format characters: the bidi controls, zero-width and invisible ones; joiners stay, emoji and scripts need them
+        if (Character.getType(c) == Character.FORMAT && c != 0x200c && c != 0x200d
+                || c == 0x2028 || c == 0x2029) {
+            return true;
+        }
+        if (Character.isHighSurrogate(c)) {
+            return i + 1 >= text.length() || !Character.isLowSurrogate(text.charAt(i + 1));
+        }
+        if (Character.isLowSurrogate(c)) {
+            return i == 0 || !Character.isHighSurrogate(text.charAt(i - 1));
+        }
+        return false;
     }
 
     private static int shownLength(String text, int maxChars) {

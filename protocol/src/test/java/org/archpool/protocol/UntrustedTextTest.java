@@ -142,6 +142,45 @@ class UntrustedTextTest {
                 .isInstanceOf(IllegalArgumentException.class);
     }
 
+    static Stream<Arguments> terminalControls() {
+        return Stream.of(
+                Arguments.of("ESC (an escape sequence)", "a\033[2Jb", "a\\u001b[2Jb"),
+                Arguments.of("OSC title with BEL", "\033]0;x\007", "\\u001b]0;x\\u0007"),
+                Arguments.of("carriage return (overwrites the line)", "real\rfake", "real\\rfake"),
+                Arguments.of("backspace", "ab\bc", "ab\\u0008c"),
+                Arguments.of("NUL", "a\0b", "a\\u0000b"),
+                Arguments.of("DEL", "a\u007fb", "a\\u007fb"),
+                Arguments.of("C1 CSI", "a\u009b31mb", "a\\u009b31mb"),
+                Arguments.of("C1 NEL", "a\u0085b", "a\\u0085b"),
+                Arguments.of("right-to-left override", "a\u202eb", "a\\u202eb"),
+                Arguments.of("first strong isolate", "a\u2068b", "a\\u2068b"),
+                Arguments.of("line separator", "a\u2028b", "a\\u2028b"),
+                Arguments.of("unpaired high surrogate", "a\ud83db", "a\\ud83db"),
+                Arguments.of("unpaired low surrogate", "a\ude00b", "a\\ude00b"),
+                Arguments.of("line feed and tab stay", "a\n\tb", "a\n\tb"),
+                Arguments.of("letters of any script and emoji stay", "größe × мир 😀 \\ \"q\"", "größe × мир 😀 \\ \"q\""));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("terminalControls")
+    void forTerminalEscapesWhatCouldDriveATerminalAndKeepsText(String name, String text, String shown) {
+        assertThat(UntrustedText.forTerminal(text)).isEqualTo(shown);
+    }
+
+    @Test
+    void forTerminalLeavesNoControlCharacterButLineFeedAndTab() {
+        StringBuilder every = new StringBuilder();
+        for (char c = 0; c < 0x3000; c++) {
+            every.append(c);
+        }
+        String shown = UntrustedText.forTerminal(every.toString());
+        assertThat(shown.chars().filter(c -> Character.isISOControl(c) && c != '\n' && c != '\t')).isEmpty();
+        assertThat(shown.chars().filter(c -> Character.getType(c) == Character.FORMAT && c != 0x200c && c != 0x200d))
+                .isEmpty();
+        assertThat(shown).contains("\u200d").contains("ä").contains("\u2fff");
+        assertThat(UntrustedText.forTerminal(null)).isEqualTo("null");
+    }
+
     private static byte[] bytes(int... values) {
         byte[] out = new byte[values.length];
         for (int i = 0; i < values.length; i++) {

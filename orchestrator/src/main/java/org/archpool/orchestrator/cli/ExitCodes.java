@@ -14,6 +14,11 @@ public final class ExitCodes implements CommandLine.IExitCodeExceptionMapper {
     public static final int JOBS_FAILED = 1;
     public static final int USAGE = 2;
     public static final int ARCH_UNRESOLVED = 3;
+    /**
+     * A bug in archpool; also a JVM that cannot start: the coordinator's ({@code bin/archpool}: no Java runtime, or
+     * one that refuses {@code ARCHPOOL_JAVA_OPTS}) or every worker's (the build then ends with the report, every job
+     * {@code crashed}, and the reason on stderr) — sysexits' EX_SOFTWARE.
+     */
     public static final int INTERNAL = 70;
     /** An output file (report, metrics, trace, JUnit, HTML) could not be written (sysexits' EX_IOERR). */
     public static final int OUTPUT_FAILED = 74;

@@ -1,8 +1,11 @@
 package org.archpool.orchestrator.cli;
 
+import ch.qos.logback.classic.LoggerContext;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.time.Clock;
+import java.util.Optional;
+import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 
 /** {@code archpool}: the only place that calls {@link System#exit}. */
@@ -12,7 +15,18 @@ public final class Main {
     }
 
     public static void main(String[] args) {
-        System.exit(run(args, CliContext.system()));
+        // bytes that are not UTF-8 are refused before the JVM's decoded copy of them is used anywhere
+        Optional<String> notText = ProcessText.problem(args.length);
+        if (notText.isPresent()) {
+            System.err.println("archpool: " + notText.get());
+            System.exit(ExitCodes.USAGE);
+        }
+        int code = run(args, CliContext.system());
+        // diagnostics on stderr are written asynchronously (logback.xml): let the last ones out, briefly
+        if (LoggerFactory.getILoggerFactory() instanceof LoggerContext logging) {
+            logging.stop();
+        }
+        System.exit(code);
     }
 
     /** Runs the command line and returns the exit code. */

@@ -41,8 +41,10 @@ final class ProcessWorker implements Worker {
     private final Process process;
     private final ProcessControl control;
     private final ScheduledExecutorService watchdog;
+    private final AwakeClock clock;
     private final long silenceLimitNanos;
-    private volatile long lastHeardNanos = System.nanoTime();
+    /** When the worker last said something, on {@link #clock}: time the coordinator was stopped is not silence. */
+    private volatile long lastHeardNanos;
     private ScheduledFuture<?> silenceCheck;
     private final MessageReader in;
     private final MessageWriter out;
@@ -58,15 +60,18 @@ final class ProcessWorker implements Worker {
      * @param control      how the process is killed, and what its host said when it ended
      * @param watchdog     runs the check that declares a busy worker hung after {@code silenceLimit} without
      *                     a line from it
+     * @param clock        measures that silence, without the time the coordinator was stopped
      */
     ProcessWorker(String id, Process process, ProcessControl control, MessageReader in, MessageWriter out,
-                  ScheduledExecutorService watchdog, Duration silenceLimit) {
+                  ScheduledExecutorService watchdog, AwakeClock clock, Duration silenceLimit) {
         this.id = id;
         this.process = process;
         this.control = control;
         this.in = in;
         this.out = out;
         this.watchdog = watchdog;
+        this.clock = clock;
+        this.lastHeardNanos = clock.nanos();
         this.silenceLimitNanos = silenceLimit.toNanos();
     }
 
@@ -109,7 +114,7 @@ final class ProcessWorker implements Worker {
                 throw new IllegalStateException("worker " + id + " already runs " + pending.requestId());
             }
             pending = new Pending(request.requestId(), result, progress);
-            lastHeardNanos = System.nanoTime();
+            lastHeardNanos = clock.nanos();
             long period = Math.max(1, silenceLimitNanos / 4);
             silenceCheck = watchdog.scheduleAtFixedRate(this::checkSilence, period, period, TimeUnit.NANOSECONDS);
         }
@@ -168,7 +173,7 @@ final class ProcessWorker implements Worker {
     }
 
     private void checkSilence() {
-        long silentNanos = System.nanoTime() - lastHeardNanos;
+        long silentNanos = clock.nanos() - lastHeardNanos;
         if (current() != null && silentNanos > silenceLimitNanos) {
             fail(WorkerFailure.HANG, "hung: no heartbeat for " + TimeUnit.NANOSECONDS.toMillis(silentNanos) + " ms while running a job"
                     + " (stopped, or stuck outside the job's processes); killed");
@@ -179,7 +184,7 @@ final class ProcessWorker implements Worker {
         try {
             while (true) {
                 Message message = in.read();
-                lastHeardNanos = System.nanoTime();
+                lastHeardNanos = clock.nanos();
                 handle(message);
             }
         } catch (EOFException e) {

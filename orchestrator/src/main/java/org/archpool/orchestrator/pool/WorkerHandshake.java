@@ -14,7 +14,7 @@ import org.archpool.protocol.codec.MessageWriter;
 /**
  * The part of starting a worker process that does not depend on where it runs: wrap the started process in a
  * {@link ProcessWorker} and wait for its {@code hello}. Owns the watchdog thread that checks busy workers'
- * heartbeats; a launcher closes it when it closes.
+ * heartbeats, and the {@link AwakeClock} they are measured on; a launcher closes it when it closes.
  */
 public final class WorkerHandshake implements AutoCloseable {
 
@@ -26,10 +26,18 @@ public final class WorkerHandshake implements AutoCloseable {
         t.setDaemon(true);
         return t;
     });
+    private final AwakeClock clock;
 
     public WorkerHandshake(Duration helloTimeout, Duration silenceLimit) {
+        this(helloTimeout, silenceLimit, AwakeClock.system());
+    }
+
+    /** @param clock heartbeats are measured on it; the watchdog ticks it */
+    public WorkerHandshake(Duration helloTimeout, Duration silenceLimit, AwakeClock clock) {
         this.helloTimeout = helloTimeout;
         this.silenceLimit = silenceLimit;
+        this.clock = clock;
+        clock.tickOn(watchdog);
     }
 
     /**
@@ -44,7 +52,7 @@ public final class WorkerHandshake implements AutoCloseable {
             throws WorkerFailedException {
         ProcessWorker worker = new ProcessWorker(workerId, process, control,
                 new MessageReader(process.getInputStream(), codec, MessageReader.DEFAULT_MAX_LINE_BYTES),
-                new MessageWriter(process.getOutputStream(), codec), watchdog, silenceLimit);
+                new MessageWriter(process.getOutputStream(), codec), watchdog, clock, silenceLimit);
         worker.startReading();
         try {
             worker.hello().get(helloTimeout.toMillis(), TimeUnit.MILLISECONDS);

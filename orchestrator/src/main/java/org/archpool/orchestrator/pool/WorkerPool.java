@@ -49,6 +49,9 @@ public final class WorkerPool implements AutoCloseable {
     private final List<WorkerEvent> events = new ArrayList<>();
     private final Consumer<WorkerEvent> listener;
     private boolean closed;
+    private boolean anyStarted;
+    private int failedStarts;
+    private String lastStartFailure;
 
     public WorkerPool(WorkerLauncher launcher, int size, Clock clock) {
         this(launcher, size, 0, clock);
@@ -124,6 +127,10 @@ public final class WorkerPool implements AutoCloseable {
             if (closed) {
                 throw new WorkerFailedException(WorkerFailure.SHUTDOWN, "the pool is closed");
             }
+            if (startsRefused()) {
+                throw new WorkerFailedException(WorkerFailure.START, "not tried: none of this build's "
+                        + failedStarts + " worker starts succeeded; the last: " + lastStartFailure);
+            }
             Worker current = slot.worker;
             if (current != null) {
                 WorkerState state = current.state();
@@ -157,6 +164,10 @@ public final class WorkerPool implements AutoCloseable {
         } catch (WorkerFailedException e) {
             synchronized (this) {
                 slot.launch = null;
+                if (e.failure() == WorkerFailure.START) {
+                    failedStarts++;
+                    lastStartFailure = e.getMessage();
+                }
                 record(WorkerEvent.failedToStart(id, atMs(), e.failure(), e.getMessage()));
             }
             starting.completeExceptionally(e);
@@ -172,6 +183,7 @@ public final class WorkerPool implements AutoCloseable {
             }
             slot.worker = worker;
             slot.jobsRun = 0;
+            anyStarted = true;
             record(WorkerEvent.started(id, pid(worker), atMs(), clock.millis() - launchedAt, worker.host()));
         }
         starting.complete(worker);
@@ -224,6 +236,25 @@ public final class WorkerPool implements AutoCloseable {
         if (recycle) {
             worker.close();
         }
+    }
+
+    /**
+     * Whether this pool has stopped trying to start workers: none has ever started, and every slot's start
+     * failed twice (its warm-up and its first job's), so a worker JVM that cannot start at all (a bad
+     * {@code ARCHPOOL_WORKER_JAVA_OPTS}, a missing {@code java}) fails the remaining jobs at once instead of
+     * launching a doomed JVM for each of their attempts. Called with the pool's lock held.
+     */
+    private boolean startsRefused() {
+        return !anyStarted && failedStarts >= 2 * slots.size();
+    }
+
+    /**
+     * Why no worker of this pool could start: the last failed start's reason when none ever started and at
+     * least one start failed (the build then ends with exit code 70); null when a worker started, or none was
+     * tried.
+     */
+    public synchronized String noWorkerStarted() {
+        return anyStarted || failedStarts == 0 ? null : lastStartFailure;
     }
 
     /** Starts and deaths so far, in order. */

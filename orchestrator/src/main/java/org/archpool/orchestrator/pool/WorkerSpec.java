@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import org.archpool.protocol.HiddenDevices;
+import org.archpool.protocol.UserLocale;
 import org.archpool.worker.WorkerMain;
 
 /**
@@ -18,8 +19,8 @@ import org.archpool.worker.WorkerMain;
  * @param java         the {@code java} executable
  * @param jvmOptions   options before the class name (heap, GC, CDS…)
  * @param classPath    the class path holding the worker and its dependencies
- * @param environment  the worker's whole environment (the coordinator's, minus nothing; visibility variables
- *                     are overridden by the launcher)
+ * @param environment  the worker's whole environment (the coordinator's, minus nothing; the locale and the
+ *                     visibility variables are overridden by {@link #processBuilder})
  * @param stderrDir    folder for each worker's stderr file
  * @param helloTimeout how long a new worker may take to say hello
  * @param heartbeat    how often a busy worker says it is alive
@@ -125,15 +126,16 @@ public record WorkerSpec(Path java, List<String> jvmOptions, String classPath, M
 
     /**
      * A process builder for {@code command} (the worker's own, or one that starts it elsewhere, like
-     * {@code srun}) with the worker's environment, every device-visibility variable set to empty, and stderr
-     * appended to {@code stderr}.
+     * {@code srun}) with the worker's environment under the JVMs' UTF-8 locale (the user's recorded for the
+     * jobs, {@link UserLocale}), every device-visibility variable set to empty, and stderr appended to
+     * {@code stderr}.
      */
     public ProcessBuilder processBuilder(List<String> command, Path stderr) {
         ProcessBuilder builder = new ProcessBuilder(command)
                 .redirectError(ProcessBuilder.Redirect.appendTo(stderr.toFile()));
         Map<String, String> env = builder.environment();
         env.clear();
-        env.putAll(environment);
+        env.putAll(UserLocale.forJvm(environment));
         env.putAll(HiddenDevices.environment());
         return builder;
     }

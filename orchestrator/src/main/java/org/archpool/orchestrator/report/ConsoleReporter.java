@@ -1,6 +1,7 @@
 package org.archpool.orchestrator.report;
 
 import java.io.PrintStream;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -12,29 +13,31 @@ import org.archpool.orchestrator.schedule.JobOutcome;
 import org.archpool.orchestrator.schedule.SchedulerListener;
 import org.archpool.protocol.Outcome;
 import org.archpool.protocol.Phase;
+import org.archpool.protocol.UntrustedText;
 
 /**
  * What a person sees. On a terminal, a ninja-style status line ({@code [done/total] running: a (build), b
  * (configure)}) updated in place, with each job that did not succeed printed above it; elsewhere (pipes, CI logs),
  * one line per finished job. Always a summary table at the end (id, outcome, times, worker, architectures found)
- * and where the report is. {@link ConsoleStyle} sets colour and verbosity. Called from slot threads and the pool;
- * all output is serialized on the stream.
+ * and where the report is. {@link ConsoleStyle} sets colour and verbosity. Called from slot threads, workers'
+ * reader threads and the pool: it only formats and queues, and its {@link ConsoleOutput} writes on a thread of its
+ * own, so that a console nobody reads never stalls a job or a heartbeat. Everything a job or a worker said (a
+ * message, a warning, the tail of a log, architecture names found in files) is shown through
+ * {@link UntrustedText#forTerminal}, so that it cannot drive the terminal.
  */
 public final class ConsoleReporter implements SchedulerListener, Consumer<WorkerEvent> {
 
-    private static final String CLEAR_LINE = "\r\033[K";
     private static final int DEFAULT_WIDTH = 100;
     private static final int TAIL_LINES = 15;
 
-    private final PrintStream out;
+    private final ConsoleOutput out;
     private final int total;
     private final ConsoleStyle style;
     private final int width;
     private final Map<String, String> running = new LinkedHashMap<>();
     private int done;
-    private boolean statusShown;
 
-    public ConsoleReporter(PrintStream out, int total, ConsoleStyle style, int width) {
+    public ConsoleReporter(ConsoleOutput out, int total, ConsoleStyle style, int width) {
         this.out = out;
         this.total = total;
         this.style = style;
@@ -43,10 +46,10 @@ public final class ConsoleReporter implements SchedulerListener, Consumer<Worker
 
     @Override
     public void started(String jobId, String worker, int attempt) {
-        synchronized (out) {
+        synchronized (this) {
             running.put(jobId, "starting");
             if (style.verbosity() == Verbosity.VERBOSE) {
-                line("[" + done + "/" + total + "] start " + jobId + " on " + worker
+                out.progress("[" + done + "/" + total + "] start " + jobId + " on " + worker
                         + (attempt > 1 ? " (attempt " + attempt + ")" : ""));
             }
             status();
@@ -55,10 +58,10 @@ public final class ConsoleReporter implements SchedulerListener, Consumer<Worker
 
     @Override
     public void phase(String jobId, Phase phase) {
-        synchronized (out) {
+        synchronized (this) {
             String previous = running.put(jobId, phase.wireName());
             if (style.verbosity() == Verbosity.VERBOSE && !phase.wireName().equals(previous)) {
-                line("    " + jobId + ": " + phase.wireName());
+                out.progress("    " + jobId + ": " + phase.wireName());
             }
             status();
         }
@@ -66,7 +69,7 @@ public final class ConsoleReporter implements SchedulerListener, Consumer<Worker
 
     @Override
     public void finished(JobOutcome o) {
-        synchronized (out) {
+        synchronized (this) {
             running.remove(o.id());
             done++;
             boolean ok = o.outcome() == Outcome.SUCCEEDED;
@@ -81,19 +84,22 @@ public final class ConsoleReporter implements SchedulerListener, Consumer<Worker
                 }
                 text.append(" (").append(seconds(o.totalMs())).append(')');
                 if (!ok && o.message() != null) {
-                    text.append(": ").append(o.message());
+                    text.append(": ").append(UntrustedText.forTerminal(o.message()));
                 }
-                line(text.toString());
+                List<String> block = new ArrayList<>();
+                block.add(text.toString());
                 if (style.verbosity() != Verbosity.QUIET) {
-                    o.warnings().forEach(w -> line("    warning: " + w));
+                    o.warnings().forEach(w -> block.add("    warning: " + UntrustedText.forTerminal(w)));
                 }
                 if (!ok && o.logTail() != null && !o.logTail().isBlank()) {
-                    List<String> tail = o.logTail().lines().toList();
-                    tail.subList(Math.max(0, tail.size() - TAIL_LINES), tail.size()).forEach(l -> line("    | " + l));
+                    List<String> tail = logLines(o.logTail());
+                    tail.subList(Math.max(0, tail.size() - TAIL_LINES), tail.size())
+                            .forEach(l -> block.add("    | " + UntrustedText.forTerminal(l)));
                 }
                 if (!ok && o.logPath() != null) {
-                    line("    full log: " + o.logPath());
+                    block.add("    full log: " + o.logPath());
                 }
+                out.lines(block);
             }
             status();
         }
@@ -105,43 +111,63 @@ public final class ConsoleReporter implements SchedulerListener, Consumer<Worker
         if (style.verbosity() != Verbosity.VERBOSE) {
             return;
         }
-        synchronized (out) {
-            line("    worker " + e.worker() + " " + e.event().replace('_', ' ')
+        synchronized (this) {
+            out.progress("    worker " + e.worker() + " " + e.event().replace('_', ' ')
                     + (e.pid() == null ? "" : " (pid " + e.pid() + ")")
-                    + (e.reason() == null ? "" : ": " + e.reason()));
+                    + (e.reason() == null ? "" : ": " + UntrustedText.forTerminal(e.reason())));
             status();
         }
     }
 
-    /** The closing table, one row per job in manifest order, and where the report is. */
-    public void summary(List<JobOutcome> jobs, String targetLine, String reportPath) {
-        synchronized (out) {
-            clearStatus();
-            long ok = jobs.stream().filter(j -> j.outcome() == Outcome.SUCCEEDED).count();
-            if (style.verbosity() != Verbosity.QUIET) {
-                int idWidth = Math.max(2, jobs.stream().mapToInt(j -> j.id().length()).max().orElse(2));
-                String format = "%-" + idWidth + "s  %s  %8s  %8s  %8s  %8s  %8s  %-7s  %s%n";
-                out.println();
-                out.println(targetLine);
-                out.printf(format, "id", pad("outcome"), "time", "queue", "config", "build", "inspect", "worker",
-                        "archs found");
-                for (JobOutcome j : jobs) {
-                    String archs = String.join(" ", j.artifacts().stream().flatMap(a -> a.archs().stream())
-                            .distinct().toList());
-                    out.printf(format, j.id(), paint(j.outcome(), pad(j.outcome().wireName())),
-                            seconds(j.totalMs()), seconds(j.queueWaitMs()), seconds(j.configureMs()),
-                            seconds(j.buildMs() + j.commandMs()), seconds(j.inspectMs()),
-                            j.worker() == null ? "-" : j.worker(), archs);
-                }
-            }
-            out.printf("%d of %d jobs succeeded. Report: %s%n", ok, jobs.size(), reportPath);
-            out.flush();
+    /** A line of the coordinator's own (the target) between the jobs' lines. */
+    public void note(String text) {
+        synchronized (this) {
+            line(text);
+            status();
         }
     }
 
+    /**
+     * The closing table, one row per job in manifest order, and where the report is. Waits until every line
+     * queued before is written, then writes on the caller's thread: call it only when nothing else is left to
+     * do but print, since it blocks for as long as the console's reader does.
+     */
+    public void summary(List<JobOutcome> jobs, String targetLine, String reportPath) {
+        // not under this object's lock: a late event (the pool closing on Ctrl-C) must not wait for the reader
+        PrintStream stream = out.finish();
+        long ok = jobs.stream().filter(j -> j.outcome() == Outcome.SUCCEEDED).count();
+        if (style.verbosity() != Verbosity.QUIET) {
+            int idWidth = Math.max(2, jobs.stream().mapToInt(j -> j.id().length()).max().orElse(2));
+            String format = "%-" + idWidth + "s  %s  %8s  %8s  %8s  %8s  %8s  %-7s  %s%n";
+            stream.println();
+            stream.println(targetLine);
+            stream.printf(format, "id", pad("outcome"), "time", "queue", "config", "build", "inspect", "worker",
+                    "archs found");
+            for (JobOutcome j : jobs) {
+                String archs = String.join(" ", j.artifacts().stream().flatMap(a -> a.archs().stream())
+                        .distinct().toList());
+                stream.printf(format, j.id(), paint(j.outcome(), pad(j.outcome().wireName())),
+                        seconds(j.totalMs()), seconds(j.queueWaitMs()), seconds(j.configureMs()),
+                        seconds(j.buildMs() + j.commandMs()), seconds(j.inspectMs()),
+                        j.worker() == null ? "-" : j.worker(), UntrustedText.forTerminal(archs));
+            }
+        }
+        stream.printf("%d of %d jobs succeeded. Report: %s%n", ok, jobs.size(), reportPath);
+        stream.flush();
+    }
+
+    /** A log's lines, split at line feeds only: a carriage return inside a line is shown, not obeyed. */
+    private static List<String> logLines(String text) {
+        List<String> lines = new ArrayList<>(List.of(text.split("\n", -1)));
+        if (!lines.isEmpty() && lines.get(lines.size() - 1).isEmpty()) {
+            lines.remove(lines.size() - 1);
+        }
+        lines.replaceAll(l -> l.endsWith("\r") ? l.substring(0, l.length() - 1) : l);
+        return lines;
+    }
+
     private void line(String text) {
-        clearStatus();
-        out.println(text);
+        out.line(text);
     }
 
     private void status() {
@@ -164,16 +190,7 @@ public final class ConsoleReporter implements SchedulerListener, Consumer<Worker
             }
         }
         String shownText = text.length() > width - 1 ? text.substring(0, width - 1) : text.toString();
-        out.print(CLEAR_LINE + shownText);
-        out.flush();
-        statusShown = true;
-    }
-
-    private void clearStatus() {
-        if (statusShown) {
-            out.print(CLEAR_LINE);
-            statusShown = false;
-        }
+        out.status(shownText);
     }
 
     private String paint(Outcome outcome, String text) {

@@ -1,6 +1,7 @@
 package org.archpool.orchestrator.pool;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import java.time.Clock;
@@ -64,6 +65,64 @@ class WorkerPoolTest {
         @Override
         public void close() {
             closes.incrementAndGet();
+        }
+    }
+
+    /** A launcher whose workers never start, as a worker JVM refusing its options never does. */
+    private static WorkerLauncher neverStarts(AtomicInteger launches) {
+        return new WorkerLauncher() {
+            @Override
+            public Worker launch(String workerId) throws WorkerFailedException {
+                launches.incrementAndGet();
+                throw new WorkerFailedException(WorkerFailure.START, "worker " + workerId
+                        + " closed its output (it says: Unrecognized VM option 'Bogus')");
+            }
+
+            @Override
+            public String mode() {
+                return "process";
+            }
+        };
+    }
+
+    @Test
+    void aPoolWhoseWorkersNeverStartStopsLaunchingAfterTwoFailedStartsPerSlot() {
+        AtomicInteger launches = new AtomicInteger();
+        try (WorkerPool pool = new WorkerPool(neverStarts(launches), 2, 0, new ManualClock(), e -> { })) {
+            for (int i = 0; i < 10; i++) {
+                int slot = i % 2;
+                assertThatThrownBy(() -> pool.workerFor(slot))
+                        .isInstanceOf(WorkerFailedException.class).hasMessageContaining("Unrecognized VM option");
+            }
+            assertThat(launches).hasValue(4);
+            assertThat(pool.noWorkerStarted()).contains("Unrecognized VM option 'Bogus'");
+            assertThat(pool.events()).extracting(WorkerEvent::event).containsOnly("failed_to_start").hasSize(4);
+        }
+    }
+
+    @Test
+    void aPoolInWhichOneWorkerStartedKeepsTrying() throws Exception {
+        AtomicInteger launches = new AtomicInteger();
+        WorkerLauncher failing = neverStarts(launches);
+        WorkerLauncher firstStarts = new WorkerLauncher() {
+            @Override
+            public Worker launch(String workerId) throws WorkerFailedException {
+                return workerId.equals("w1") ? new IdleWorker(workerId, 1) : failing.launch(workerId);
+            }
+
+            @Override
+            public String mode() {
+                return "process";
+            }
+        };
+        try (WorkerPool pool = new WorkerPool(firstStarts, 2, 0, new ManualClock(), e -> { })) {
+            pool.workerFor(0);
+            for (int i = 0; i < 6; i++) {
+                assertThatThrownBy(() -> pool.workerFor(1))
+                        .isInstanceOf(WorkerFailedException.class);
+            }
+            assertThat(launches).hasValue(6);
+            assertThat(pool.noWorkerStarted()).isNull();
         }
     }
 

@@ -56,7 +56,7 @@ class WorkerStateTest {
     private ProcessWorker worker(String afterHello) throws Exception {
         Process process = new ProcessBuilder("sh", "-c", "echo '" + HELLO + "'; " + afterHello).start();
         return new ProcessWorker("w1", process, ProcessControl.LOCAL, new MessageReader(process.getInputStream()),
-                new MessageWriter(process.getOutputStream()), watchdog, Duration.ofSeconds(30));
+                new MessageWriter(process.getOutputStream()), watchdog, AwakeClock.system(), Duration.ofSeconds(30));
     }
 
     @Test

@@ -1,12 +1,19 @@
 package org.archpool.orchestrator.report;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
 import org.archpool.orchestrator.pool.WorkerEvent;
 import org.archpool.orchestrator.pool.WorkerFailure;
 import org.archpool.orchestrator.report.ConsoleStyle.Verbosity;
@@ -21,8 +28,18 @@ class ConsoleReporterTest {
     private final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     private final PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
 
+    private final List<ConsoleOutput> outputs = new ArrayList<>();
+
+    /** What was printed, once every console has written what it queued. */
     private String printed() {
+        outputs.forEach(o -> assertThat(o.drain(Duration.ofSeconds(10))).isTrue());
         return bytes.toString(StandardCharsets.UTF_8);
+    }
+
+    private ConsoleReporter reporter(int total, ConsoleStyle style, int width) {
+        ConsoleOutput output = ConsoleOutput.start(out, "test");
+        outputs.add(output);
+        return new ConsoleReporter(output, total, style, width);
     }
 
     private static JobOutcome job(String id, Outcome outcome, String message, List<String> warnings) {
@@ -33,7 +50,7 @@ class ConsoleReporterTest {
 
     @Test
     void offATerminalEveryFinishedJobIsOneLine() {
-        ConsoleReporter console = new ConsoleReporter(out, 2, ConsoleStyle.of(false, Map.of(), Verbosity.NORMAL), 0);
+        ConsoleReporter console = reporter(2, ConsoleStyle.of(false, Map.of(), Verbosity.NORMAL), 0);
         console.started("a", "w1", 1);
         console.phase("a", Phase.BUILD);
         console.finished(job("a", Outcome.SUCCEEDED, null, List.of("libk.so also holds sm_75")));
@@ -50,11 +67,15 @@ class ConsoleReporterTest {
 
     @Test
     void onATerminalAStatusLineIsUpdatedInPlaceAndOnlyProblemsScroll() {
-        ConsoleReporter console = new ConsoleReporter(out, 3, ConsoleStyle.of(true, Map.of(), Verbosity.NORMAL), 60);
+        ConsoleReporter console = reporter(3, ConsoleStyle.of(true, Map.of(), Verbosity.NORMAL), 60);
+        // each step drained before the next: a console only ever draws the latest status line
         console.started("alpha", "w1", 1);
         console.phase("alpha", Phase.CONFIGURE);
+        printed();
         console.started("beta", "w2", 1);
+        printed();
         console.finished(job("alpha", Outcome.SUCCEEDED, null, List.of()));
+        printed();
         console.finished(job("beta", Outcome.TIMED_OUT, "timed out in the build phase", List.of()));
         String text = printed();
         assertThat(text).contains("\r\033[K[0/3] running: alpha (configure), beta (starting)")
@@ -65,14 +86,15 @@ class ConsoleReporterTest {
 
     @Test
     void theStatusLineFitsTheTerminal() {
-        ConsoleReporter console = new ConsoleReporter(out, 9, ConsoleStyle.of(true, Map.of(), Verbosity.NORMAL), 50);
+        ConsoleReporter console = reporter(9, ConsoleStyle.of(true, Map.of(), Verbosity.NORMAL), 50);
         for (String id : List.of("first_kernel", "second_kernel", "third_kernel", "fourth_kernel")) {
             console.started(id, "w1", 1);
         }
         String last = printed().substring(printed().lastIndexOf("\r\033[K") + 4);
         assertThat(last).isEqualTo("[0/9] running: first_kernel (starting) +3");
         assertThat(last.length()).isLessThan(50);
-        ConsoleReporter narrow = new ConsoleReporter(out, 9, ConsoleStyle.of(true, Map.of(), Verbosity.NORMAL), 30);
+        ConsoleReporter narrow = reporter(9, ConsoleStyle.of(true, Map.of(), Verbosity.NORMAL), 30);
+        printed();
         narrow.started("first_kernel", "w1", 1);
         narrow.started("second_kernel", "w1", 1);
         String cut = printed().substring(printed().lastIndexOf("\r\033[K") + 4);
@@ -81,8 +103,7 @@ class ConsoleReporterTest {
 
     @Test
     void noColorTurnsColourOffAndQuietPrintsOnlyProblems() {
-        ConsoleReporter console = new ConsoleReporter(out, 2,
-                ConsoleStyle.of(true, Map.of("NO_COLOR", "1"), Verbosity.QUIET), 80);
+        ConsoleReporter console = reporter(2, ConsoleStyle.of(true, Map.of("NO_COLOR", "1"), Verbosity.QUIET), 80);
         console.started("a", "w1", 1);
         console.finished(job("a", Outcome.SUCCEEDED, null, List.of("extra")));
         console.finished(job("b", Outcome.CRASHED, "the infrastructure failed", List.of()));
@@ -95,7 +116,7 @@ class ConsoleReporterTest {
 
     @Test
     void verboseNamesAttemptsPhasesAndWorkers() {
-        ConsoleReporter console = new ConsoleReporter(out, 1, ConsoleStyle.of(false, Map.of(), Verbosity.VERBOSE), 0);
+        ConsoleReporter console = reporter(1, ConsoleStyle.of(false, Map.of(), Verbosity.VERBOSE), 0);
         console.accept(WorkerEvent.started("w1", 42L, 0, 0, null));
         console.started("a", "w1", 2);
         console.phase("a", Phase.BUILD);
@@ -104,5 +125,109 @@ class ConsoleReporterTest {
                 .contains("[0/1] start a on w1 (attempt 2)\n")
                 .contains("    a: build\n")
                 .contains("    worker w1 died (pid 42): hung: no heartbeat for 10000 ms\n");
+    }
+
+    /** An output whose reader does not read until it is told to: every write blocks until then. */
+    private static final class StalledReader extends OutputStream {
+        final CountDownLatch reading = new CountDownLatch(1);
+        final ByteArrayOutputStream received = new ByteArrayOutputStream();
+
+        @Override
+        public void write(int b) throws IOException {
+            write(new byte[] {(byte) b}, 0, 1);
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) throws IOException {
+            try {
+                reading.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new InterruptedIOException();
+            }
+            synchronized (received) {
+                received.write(b, off, len);
+            }
+        }
+
+        String text() {
+            synchronized (received) {
+                return received.toString(StandardCharsets.UTF_8);
+            }
+        }
+    }
+
+    @Test
+    void aReaderThatDoesNotReadNeverStallsTheBuildAndLosesNoFinishedJob() {
+        StalledReader reader = new StalledReader();
+        PrintStream stalled = new PrintStream(reader, true, StandardCharsets.UTF_8);
+        ConsoleReporter console = new ConsoleReporter(ConsoleOutput.start(stalled, "stalled"), 2000,
+                ConsoleStyle.of(false, Map.of(), Verbosity.VERBOSE), 0);
+        assertTimeoutPreemptively(Duration.ofSeconds(10), () -> {
+            for (int i = 0; i < 2000; i++) {
+                String id = "job" + i;
+                console.started(id, "w1", 1);
+                for (int p = 0; p < 5; p++) {
+                    console.phase(id, p % 2 == 0 ? Phase.CONFIGURE : Phase.BUILD);
+                }
+                console.accept(WorkerEvent.started("w" + i, 42L, 0, 0, null));
+                console.finished(job(id, i == 7 ? Outcome.FAILED : Outcome.SUCCEEDED, "no", List.of()));
+            }
+        });
+        reader.reading.countDown();
+        console.summary(List.of(), "target: cuda 90", "/r.json");
+        String text = reader.text();
+        for (int i = 0; i < 2000; i++) {
+            assertThat(text).contains("] job" + i + (i == 7 ? " failed" : " succeeded") + " on w1");
+        }
+        assertThat(text).containsPattern("archpool: \\d+ progress lines not shown: the console's reader was too slow"
+                + " \\(the report has every job\\)\n");
+        assertThat(text.split("not shown", -1)).hasSize(2);
+        assertThat(text).endsWith("0 of 0 jobs succeeded. Report: /r.json\n");
+    }
+
+    @Test
+    void finishedJobLinesWaitInBoundedMemory() {
+        StalledReader reader = new StalledReader();
+        PrintStream stalled = new PrintStream(reader, true, StandardCharsets.UTF_8);
+        ConsoleReporter console = new ConsoleReporter(ConsoleOutput.start(stalled, "stalled", 1000), 100,
+                ConsoleStyle.of(false, Map.of(), Verbosity.NORMAL), 0);
+        assertTimeoutPreemptively(Duration.ofSeconds(10), () -> {
+            for (int i = 0; i < 100; i++) {
+                console.finished(job("job" + i, Outcome.SUCCEEDED, null, List.of()));
+            }
+        });
+        reader.reading.countDown();
+        console.summary(List.of(), "target: cuda 90", "/r.json");
+        String text = reader.text();
+        assertThat(text).contains("[1/100] job0 succeeded").doesNotContain("[100/100]")
+                .containsPattern("archpool: \\d+ lines about finished jobs not shown: the console's reader was too"
+                        + " slow \\(the report has every job\\)");
+        // at most the limit waits, and at most the limit is being written: memory stays bounded
+        assertThat(text.length()).isLessThan(2 * 1000 + 400);
+    }
+
+    @Test
+    void whatAJobWroteCannotDriveTheTerminal() {
+        ConsoleReporter console = reporter(1, ConsoleStyle.of(true, Map.of(), Verbosity.VERBOSE), 80);
+        String hostile = "ok\033]0;owned\007 \033[2J\rover\u009b31m \u202eevil\tkept ünïcödé 😀";
+        JobOutcome failed = new JobOutcome("a", "command", Outcome.FAILED, 1, null, "w1", 1, 0, 100, 0, 0, 5, 0, 105,
+                List.of(), "/logs/a.log", "first\r\n" + hostile + "\n", "step said " + hostile,
+                List.of(new Artifact("/b/a.so", List.of("sm_90\033[31m"))), List.of(), List.of("warn " + hostile));
+        console.accept(WorkerEvent.died("w1", 42L, 9, WorkerFailure.HANG, "stderr: " + hostile));
+        console.finished(failed);
+        console.summary(List.of(failed), "target: cuda 90", "/r.json");
+        String text = printed();
+        String escaped = "ok\\u001b]0;owned\\u0007 \\u001b[2J\\rover\\u009b31m \\u202eevil\tkept ünïcödé 😀";
+        assertThat(text).contains("    | first\n    | " + escaped + "\n")
+                .contains(": step said " + escaped + "\n")
+                .contains("    warning: warn " + escaped + "\n")
+                .contains("died (pid 42): stderr: " + escaped + "\n")
+                .contains("sm_90\\u001b[31m")
+                .doesNotContain("\007").doesNotContain("\u009b").doesNotContain("\u202e")
+                .doesNotContain("\033]").doesNotContain("\033[2J").doesNotContain("\033[31mtimed");
+        // what remains raw is the console's own: the status line's clear and the outcome's colour
+        assertThat(text.replace("\r\033[K", "").replaceAll("\033\\[(0|3[123])m", "")).doesNotContain("\033")
+                .doesNotContain("\r");
     }
 }

@@ -1,22 +1,51 @@
 package org.archpool.worker.exec;
 
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.archpool.protocol.HiddenDevices;
+import org.archpool.protocol.UserLocale;
 
 /**
- * The environment every process of a job gets on top of the worker's: the step's variables as the coordinator
- * planned them (the job's own, then the architecture conventions), then every device-visibility variable set to
- * empty. The hidden devices come last, so that nothing a job or a request says can make a device visible.
+ * The whole environment of every process of a job: the worker's own, with the user's locale given back in place
+ * of the JVM's UTF-8 one ({@link UserLocale}: {@code LANG}, {@code LC_ALL}, {@code LC_*} exactly as the user had
+ * them, unset ones unset), then the step's variables as the coordinator planned them (the job's own, then the
+ * architecture conventions), then every device-visibility variable set to empty. The hidden devices come last,
+ * so that nothing a job or a request says can make a device visible.
+ *
+ * <p>A step's processes must not inherit the JVM's locale: {@link #replacing} says, for a process launcher that adds
+ * to the inherited environment (zt-exec), which inherited variables to remove.
  */
 public final class ChildEnvironment {
 
     private ChildEnvironment() {
     }
 
+    /** The step's whole environment, on top of this process's. */
     public static Map<String, String> forStep(Map<String, String> stepEnv) {
-        Map<String, String> env = new LinkedHashMap<>(stepEnv);
+        return forStep(System.getenv(), stepEnv);
+    }
+
+    /** @param processEnv the environment of the JVM that runs the step (a worker's, or the coordinator's) */
+    public static Map<String, String> forStep(Map<String, String> processEnv, Map<String, String> stepEnv) {
+        Map<String, String> env = new LinkedHashMap<>(UserLocale.forJob(processEnv));
+        env.putAll(stepEnv);
         env.putAll(HiddenDevices.environment());
         return env;
+    }
+
+    /**
+     * {@code env} (from {@link #forStep}) as changes to this process's environment, as zt-exec's
+     * {@code ProcessExecutor.environment} takes them, which adds to what a process inherits: its entries, and
+     * each inherited locale variable and record that it does not set mapped to {@code null} (removed), so that
+     * the JVM's own locale never reaches a job.
+     */
+    public static Map<String, String> replacing(Map<String, String> env) {
+        Map<String, String> changes = new HashMap<>();
+        System.getenv().keySet().stream()
+                .filter(name -> UserLocale.isLocaleVariable(name) || name.startsWith(UserLocale.RECORDED))
+                .forEach(name -> changes.put(name, null));
+        changes.putAll(env);
+        return changes;
     }
 }

@@ -79,7 +79,7 @@ public final class StepRunner {
             started = new ProcessExecutor()
                     .command(containment.wrap(step.argv()))
                     .directory(Path.of(step.cwd()).toFile())
-                    .environment(step.env())
+                    .environment(ChildEnvironment.replacing(step.env()))
                     .redirectInput(InputStream.nullInputStream())
                     .redirectOutput(log)
                     .redirectErrorStream(true)
