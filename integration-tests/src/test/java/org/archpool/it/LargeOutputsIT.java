@@ -105,7 +105,7 @@ class LargeOutputsIT {
 
     @Test
     void aFolderThatBecomesReadOnlyDuringTheBuildFailsOnlyItsOutputsWithExit74(@TempDir Path dir) throws Exception {
-        prepare(dir, 2, "touch ../started.$$; sleep 2");
+        prepare(dir, 2, "mktemp ../started.XXXXXX >/dev/null; sleep 2");
         Path later = Files.createDirectories(dir.resolve("later"));
         try (Tmpfs tmpfs = Tmpfs.mount(later, "size=1m")) {
             Process coordinator = start(dir, build("--junit", "later/j.xml", "--html", "out/h.html"));
@@ -130,7 +130,7 @@ class LargeOutputsIT {
     @ParameterizedTest
     @CsvSource({"INT, 100000", "TERM, 20000"})
     void anInterruptedBuildWritesEveryOutputOrNamesIt(String signal, int jobs, @TempDir Path dir) throws Exception {
-        prepare(dir, jobs, "touch ../started.$$; sleep 60");
+        prepare(dir, jobs, "mktemp ../started.XXXXXX >/dev/null; sleep 60");
         List<String> args = new ArrayList<>(build());
         args.addAll(EVERY_OUTPUT);
         Process coordinator = start(dir, args);
@@ -152,7 +152,7 @@ class LargeOutputsIT {
      */
     @Test
     void aSecondInterruptStopsAtOnceAndNamesWhatWasNotWritten(@TempDir Path dir) throws Exception {
-        prepare(dir, 100_000, "touch ../started.$$; sleep 60");
+        prepare(dir, 100_000, "mktemp ../started.XXXXXX >/dev/null; sleep 60");
         List<String> args = new ArrayList<>(build());
         args.addAll(EVERY_OUTPUT);
         Process coordinator = start(dir, args);

@@ -5,15 +5,18 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.File;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 import org.archpool.testing.MarkedProcesses;
 import org.archpool.testing.RequiredTool;
 import org.junit.jupiter.api.AfterEach;
@@ -32,10 +35,26 @@ class SlurmIT {
         return "{\"id\":\"" + id + "\",\"kind\":\"command\",\"argv\":[\"sh\",\"-c\",\"" + script + "\"]}";
     }
 
-    /** The variables of a worker JVM ({@code $PPID} of a job's process) that show where it ran. */
-    private static final String WORKER_PLACE = "tr '\\\\0' '\\\\n' < /proc/$PPID/environ"
-            + " | grep -E '^(SLURM_JOB_ID|SLURM_STEP_ID|CUDA_VISIBLE_DEVICES|ROCR_VISIBLE_DEVICES|HIP_VISIBLE_DEVICES)='"
-            + " | sort | tr '\\\\n' ' '";
+    /** The variables of a worker JVM that show where it ran. */
+    private static final String PLACE_VARIABLES =
+            "^(SLURM_JOB_ID|SLURM_STEP_ID|CUDA_VISIBLE_DEVICES|ROCR_VISIBLE_DEVICES|HIP_VISIBLE_DEVICES)=";
+
+    /**
+     * A job's shell command that writes its worker JVM's place (those variables, sorted, space-separated) to
+     * stdout: the job runs in a PID namespace of its own and cannot see its worker, so a {@link FaultAgent}
+     * running in the test reads the worker's environment for it.
+     */
+    private static String workerPlace(Path dir, String id) {
+        return FaultAgent.ask(dir, id, "0") + "; tr '\\\\0' '\\\\n' < "
+                + dir.toAbsolutePath().resolve("fault-" + id + ".0.environ") + " | grep -E '" + PLACE_VARIABLES + "'"
+                + " | sort | tr '\\\\n' ' '";
+    }
+
+    /** The place (as {@link #workerPlace} writes it) in a worker environment the agent kept. */
+    private static String place(Path environ) throws IOException {
+        return Arrays.stream(Files.readString(environ).split("\0")).filter(v -> v.matches(PLACE_VARIABLES + ".*"))
+                .sorted().map(v -> v + " ").collect(Collectors.joining());
+    }
 
     private static JsonNode job(JsonNode report, String id) {
         for (JsonNode j : report.path("jobs")) {
@@ -57,36 +76,29 @@ class SlurmIT {
         Slurm.assertQueueEmpty(Duration.ofSeconds(10));
     }
 
-    /** Each line: the worker's pid, then its Slurm ids and visibility variables, space-separated. */
-    private static Map<String, String> places(Path record) throws Exception {
-        Map<String, String> byPid = new HashMap<>();
-        for (String line : Files.readAllLines(record)) {
-            if (!line.isBlank()) {
-                String[] parts = line.strip().split(" ", 2);
-                byPid.put(parts[0], parts.length > 1 ? parts[1] : "");
-            }
-        }
-        return byPid;
-    }
-
     @Test
     void theQuickstartBuildsWithEveryWorkerAsASlurmStep(@TempDir Path dir) throws Exception {
         RequiredTool.require("cmake", "ninja", "nvcc");
         Path project = Archpool.copyTree(Archpool.repo().resolve("examples/quickstart"), dir.resolve("quickstart"));
-        // cmake, as the workers find it on the PATH, first writes down who ran it: its parent, the worker JVM
+        // cmake, as the workers find it on the PATH, first asks the agent to note the worker JVM that ran it
         Path bin = Files.createDirectories(dir.resolve("bin"));
-        Path record = dir.resolve("workers.txt");
         Path realCmake = Path.of(Slurm.run("sh", "-c", "command -v cmake").strip());
         Path wrapper = bin.resolve("cmake");
-        // one line in one write: two workers' cmake may write at the same time
-        Files.writeString(wrapper, "#!/bin/sh\nplace=$(" + WORKER_PLACE.replace("\\\\", "\\") + ")\n"
-                + "echo \"$PPID $place\" >> " + record + "\nexec " + realCmake + " \"$@\"\n");
+        Files.writeString(wrapper, "#!/bin/sh\nn=$(mktemp -u XXXXXXXX | tr -dc A-Za-z0-9)\nsh -c \""
+                + FaultAgent.ask(dir, "cmake-$n", "0") + "\"\nexec " + realCmake + " \"$@\"\n");
         Files.setPosixFilePermissions(wrapper, PosixFilePermissions.fromString("rwxr-xr-x"));
 
         Path report = dir.resolve("report.json");
-        Archpool.Run run = new Archpool().in(project).env("PATH", bin + File.pathSeparator + System.getenv("PATH"))
-                .env("CUDA_VISIBLE_DEVICES", "0").run("build", "archpool.json", "--platform", "cuda", "--arch", "90",
-                        "-j2", "--launcher", "slurm", "--report", report.toString());
+        Archpool.Run run;
+        Map<Long, String> places = new HashMap<>();
+        try (FaultAgent agent = new FaultAgent(dir)) {
+            run = new Archpool().in(project).env("PATH", bin + File.pathSeparator + System.getenv("PATH"))
+                    .env("CUDA_VISIBLE_DEVICES", "0").run("build", "archpool.json", "--platform", "cuda", "--arch",
+                            "90", "-j2", "--launcher", "slurm", "--report", report.toString());
+            for (Map.Entry<String, Long> asked : agent.signalled().entrySet()) {
+                places.put(asked.getValue(), place(dir.resolve(asked.getKey() + ".environ")));
+            }
+        }
         assertThat(run.exitCode()).as(run.toString()).isZero();
 
         JsonNode r = Archpool.json(report);
@@ -96,7 +108,6 @@ class SlurmIT {
         String node = Files.readString(Path.of("/proc/sys/kernel/hostname")).strip();
         assertThat(r.path("pool").path("workerEvents").findValuesAsText("host")).as("the node each worker ran on")
                 .containsExactly(node, node);
-        Map<String, String> places = places(record);
         assertThat(places).as("the worker JVMs that ran cmake").hasSize(2);
         assertThat(places.values()).allSatisfy(place -> assertThat(place)
                 .containsPattern("SLURM_JOB_ID=\\d+ ").containsPattern("SLURM_STEP_ID=\\d+")
@@ -112,16 +123,20 @@ class SlurmIT {
 
     @Test
     void inAnAllocationEveryWorkerIsAStepOfIt(@TempDir Path dir) throws Exception {
-        Archpool.manifest(dir, "{\"version\":1,\"jobs\":[" + commandJob("a", WORKER_PLACE + " > a.place; sleep 1")
-                + "," + commandJob("b", WORKER_PLACE + " > b.place; sleep 1") + "]}");
+        Archpool.manifest(dir, "{\"version\":1,\"jobs\":[" + commandJob("a", workerPlace(dir, "a") + " > a.place; sleep 1")
+                + "," + commandJob("b", workerPlace(dir, "b") + " > b.place; sleep 1") + "]}");
         // the documented way: archpool inside an sbatch job, -j from its --ntasks
         String archpool = Archpool.home().resolve("bin/archpool") + " build " + dir.resolve("archpool.json")
                 + " --arch 90 --launcher slurm --report " + dir.resolve("r.json");
-        Process sbatch = new ProcessBuilder("sbatch", "--wait", "--parsable", "--ntasks=2", "--job-name=archpool-it",
-                "--output=" + dir.resolve("out.txt"), "--wrap", archpool).directory(dir.toFile())
-                .redirectErrorStream(true).start();
-        String submitted = new String(sbatch.getInputStream().readAllBytes()).strip();
-        assertThat(sbatch.waitFor(3, TimeUnit.MINUTES)).isTrue();
+        Process sbatch;
+        String submitted;
+        try (FaultAgent agent = new FaultAgent(dir)) {
+            sbatch = new ProcessBuilder("sbatch", "--wait", "--parsable", "--ntasks=2", "--job-name=archpool-it",
+                    "--output=" + dir.resolve("out.txt"), "--wrap", archpool).directory(dir.toFile())
+                    .redirectErrorStream(true).start();
+            submitted = new String(sbatch.getInputStream().readAllBytes()).strip();
+            assertThat(sbatch.waitFor(3, TimeUnit.MINUTES)).isTrue();
+        }
         assertThat(sbatch.exitValue()).as(submitted + "\n" + Files.readString(dir.resolve("out.txt"))).isZero();
         String allocation = submitted.lines().reduce((a, b) -> b).orElseThrow().strip();
         Slurm.awaitGone(allocation, Duration.ofSeconds(30));
@@ -139,12 +154,16 @@ class SlurmIT {
     void aWorkerThatSlurmGivesAGpuStillSeesNone(@TempDir Path dir) throws Exception {
         // the test cluster's node has one pretend GPU; a step given it gets CUDA_VISIBLE_DEVICES and
         // ROCR_VISIBLE_DEVICES from Slurm, after srun's environment, as on a real GPU node
-        String record = "tr '\\\\0' '\\\\n' < /proc/$PPID/environ"
+        String record = FaultAgent.ask(dir, "record", "0") + "; tr '\\\\0' '\\\\n' < "
+                + dir.toAbsolutePath().resolve("fault-record.0.environ")
                 + " | grep -E '^(SLURM_STEP_GPUS|CUDA_VISIBLE_DEVICES|ROCR_VISIBLE_DEVICES|HIP_VISIBLE_DEVICES)=' > worker.env;"
                 + " env | grep -E '_VISIBLE_DEVICES=' > job.env";
         Archpool.manifest(dir, "{\"version\":1,\"jobs\":[" + commandJob("record", record) + "]}");
-        Archpool.Run run = new Archpool().in(dir).run("build", "archpool.json", "--arch", "90", "-j1",
-                "--launcher", "slurm", "--srun-arg=--gres=gpu:1");
+        Archpool.Run run;
+        try (FaultAgent agent = new FaultAgent(dir)) {
+            run = new Archpool().in(dir).run("build", "archpool.json", "--arch", "90", "-j1",
+                    "--launcher", "slurm", "--srun-arg=--gres=gpu:1");
+        }
         assertThat(run.exitCode()).as(run.toString()).isZero();
         List<String> worker = Files.readAllLines(dir.resolve("worker.env"));
         assertThat(worker).as("Slurm gave the worker's step the GPU").contains("SLURM_STEP_GPUS=0");
