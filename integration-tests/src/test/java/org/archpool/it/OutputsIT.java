@@ -77,7 +77,7 @@ class OutputsIT {
                 "90", "--no-toolchain-check", "-k", "-j2", "--junit", "blocker/junit.xml", "--metrics", "m.prom");
         assertThat(run.exitCode()).as(run.toString()).isEqualTo(74);
         assertThat(run.stderr()).contains("cannot write --junit blocker/junit.xml: ")
-                .contains("blocker is in the way: it is a file where a folder is needed").doesNotContain("Exception");
+                .contains("blocker is in the way: something is already there where a folder").doesNotContain("Exception");
         assertThat(Files.exists(dir.resolve(".archpool/report.json"))).isTrue();
         assertThat(Files.readString(dir.resolve("m.prom"))).contains("archpool_jobs_total");
         assertThat(run.stdout()).contains("2 of 3 jobs succeeded");

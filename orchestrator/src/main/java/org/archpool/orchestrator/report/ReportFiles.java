@@ -4,13 +4,10 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.nio.file.AccessDeniedException;
-import java.nio.file.FileAlreadyExistsException;
-import java.nio.file.FileSystemException;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import org.archpool.orchestrator.output.FileErrors;
 
 /**
  * Writes a finished build's files: the JSON report first, then whichever of metrics (Prometheus text), trace
@@ -100,7 +97,7 @@ public record ReportFiles(Path report, Path metrics, Path trace, Path junit, Pat
                 progress.set(name, OutputProgress.State.WRITTEN);
             } catch (IOException e) {
                 progress.set(name, OutputProgress.State.FAILED);
-                failures.add("cannot write " + name + ": " + describe(e));
+                failures.add("cannot write " + name + ": " + FileErrors.describe(e));
             } catch (OutOfMemoryError e) {
                 // what the writer held is garbage now: the next output gets the memory back
                 progress.set(name, OutputProgress.State.FAILED);
@@ -116,22 +113,5 @@ public record ReportFiles(Path report, Path metrics, Path trace, Path junit, Pat
                     + " space)" + (written.isEmpty() ? "; no output was written"
                     : "; written: " + String.join(", ", written)));
         }
-    }
-
-    /** What went wrong, in words: no exception class names. */
-    private static String describe(IOException e) {
-        if (e instanceof AccessDeniedException denied) {
-            return "permission denied on " + denied.getFile();
-        }
-        if (e instanceof FileAlreadyExistsException exists) {
-            return exists.getFile() + " is in the way: it is a file where a folder is needed";
-        }
-        if (e instanceof NoSuchFileException missing) {
-            return "no such file or folder: " + missing.getFile();
-        }
-        if (e instanceof FileSystemException fs && fs.getReason() != null) {
-            return fs.getReason() + (fs.getFile() == null ? "" : " (" + fs.getFile() + ")");
-        }
-        return e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName();
     }
 }
