@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import statistics
 from pathlib import Path
-from typing import List, Optional
+from typing import Dict, List, Optional
 
 from ..archpool import command_jobs, write_manifest
 from ..context import Context, SectionResult
@@ -16,9 +16,9 @@ WORKER_MAIN = "org.archpool.worker.WorkerMain"
 COORDINATOR_TARGET_MIB = 200
 WORKER_TARGET_MIB = 64
 RSS_WORKERS = 4
-# A job that waits a second, then prints its parent's resident memory and command line (the parent of a
-# job's process is its worker JVM; the command line proves it).
-RSS_JOB = ["sh", "-c", "sleep 1; grep VmRSS /proc/$PPID/status; tr '\\0' ' ' < /proc/$PPID/cmdline; echo"]
+# A job that keeps its worker busy for two seconds, while the bench reads the worker's resident memory from
+# outside (a job runs in a PID namespace of its own and cannot see its worker).
+RSS_JOB = ["sh", "-c", "sleep 2"]
 
 
 class PeakWatcher:
@@ -80,24 +80,41 @@ def _coordinator_peak(ctx: Context):
     return watcher.peak_kib / 1024, size / 1024
 
 
+class WorkerRssWatcher:
+    """Reads, every time it is called with the coordinator's pid, the VmRSS of each worker JVM under it (a child
+    whose command line names the worker's main class) and keeps each worker's largest value."""
+
+    def __init__(self):
+        self.rss_kib: Dict[int, int] = {}
+
+    def __call__(self, coordinator: int) -> None:
+        for stat in Path("/proc").glob("[0-9]*/stat"):
+            try:
+                fields = stat.read_text().rsplit(")", 1)[1].split()
+                if int(fields[1]) != coordinator:
+                    continue
+                folder = stat.parent
+                if WORKER_MAIN.encode() not in (folder / "cmdline").read_bytes():
+                    continue
+                kib = _kib((folder / "status").read_text(), "VmRSS:")
+            except (OSError, IndexError, ValueError):  # gone, or not a process
+                continue
+            if kib is not None:
+                pid = int(folder.name)
+                self.rss_kib[pid] = max(kib, self.rss_kib.get(pid, 0))
+
+
 def _worker_rss(ctx: Context) -> List[float]:
-    """VmRSS in MiB of each of RSS_WORKERS workers, read by a job it runs."""
+    """VmRSS in MiB of each of RSS_WORKERS workers, read while each runs a job."""
     folder = ctx.folder("memory", "workers")
     manifest = folder / "manifest.json"
     write_manifest(manifest, command_jobs(RSS_WORKERS, RSS_JOB, ctx.folder("memory", "workers-cwd"), prefix="rss"))
-    build = ctx.archpool.build(manifest, folder, ["--arch", ctx.options.arch, f"-j{RSS_WORKERS}"])
-    return [_rss_from_log(Path(job["logPath"])) for job in build.jobs()]
-
-
-def _rss_from_log(log: Path) -> float:
-    text = log.read_text(errors="replace")
-    if WORKER_MAIN not in text:
-        raise BenchError(f"the job in {log} did not run directly under a worker JVM ({WORKER_MAIN}): "
-                         f"its parent's RSS is not the worker's")
-    kib = _kib(text, "VmRSS:")
-    if kib is None:
-        raise BenchError(f"no VmRSS line in {log}")
-    return kib / 1024
+    watcher = WorkerRssWatcher()
+    ctx.archpool.build(manifest, folder, ["--arch", ctx.options.arch, f"-j{RSS_WORKERS}"], watch=watcher)
+    if len(watcher.rss_kib) != RSS_WORKERS:
+        raise BenchError(f"found {len(watcher.rss_kib)} worker JVMs ({WORKER_MAIN}) under the coordinator, not "
+                         f"{RSS_WORKERS}: is the worker still started directly by the coordinator?")
+    return [kib / 1024 for kib in watcher.rss_kib.values()]
 
 
 def _notes(ctx: Context) -> str:
@@ -105,6 +122,6 @@ def _notes(ctx: Context) -> str:
         f"Coordinator: `archpool build` of {ctx.options.queued_jobs} trivial command jobs (`true`) at `-j2`, "
         f"so that nearly all of them wait in the queue; its JVM's `VmHWM` (peak resident memory, from "
         f"`/proc/<pid>/status`) is read every 20 ms until it exits, and the last value read is its peak.\n\n"
-        f"Workers: a build at `-j{RSS_WORKERS}` whose {RSS_WORKERS} jobs each wait 1 s and then read their "
-        f"worker's `VmRSS` (`/proc/$PPID/status`, from a `sh -c` job: the job's parent is the worker JVM, "
-        f"checked by its command line naming `{WORKER_MAIN}`). Memory is in MiB (2^20 bytes).")
+        f"Workers: a build at `-j{RSS_WORKERS}` whose {RSS_WORKERS} jobs each wait 2 s; every 20 ms the bench "
+        f"reads the `VmRSS` of each worker JVM under the coordinator (a child whose command line names "
+        f"`{WORKER_MAIN}`) and keeps each worker's largest. Memory is in MiB (2^20 bytes).")

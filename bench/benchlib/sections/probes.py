@@ -15,18 +15,21 @@ CASES = ((10, 2), (200, 8), (200, 16))
 # --smoke: the same question with fewer worker JVMs to start
 SMOKE_CASES = ((4, 2), (8, 4))
 TOOLS = ("rocminfo", "amdgpu-arch", "nvidia-smi")
-WORKER_MAIN = "org.archpool.worker.WorkerMain"
 # What nvidia-smi costs per call on an H200 (docs/gpu-acceptance.md), and it opens the GPU each time.
 NVIDIA_SMI_MS = (163, 246)
 
-# Each spy logs "<tool> | <its parent's command line>", then behaves like the real tool: nvidia-smi prints
+# Each spy logs "<tool> | <who ran it>", then behaves like the real tool: nvidia-smi prints
 # what it printed on an H200 (as ProbeSpyIT), rocminfo and amdgpu-arch fail as without an AMD GPU.
 SPIES = {
     "nvidia-smi": "echo '0, GPU-65af7ae3-370d-13bc-7a10-a93e8ff6d1e8, 9.0, NVIDIA H200'\n",
     "rocminfo": "echo 'ROCk module is NOT loaded, possibly no GPU devices'; exit 1\n",
     "amdgpu-arch": "echo 'Failed to get device count' >&2; exit 1\n",
 }
-SPY_HEADER = "#!/bin/sh\nparent=$(tr '\\0' ' ' < /proc/$PPID/cmdline)\necho \"{tool} | $parent\" >> \"$SPY_LOG\"\n"
+# Who ran it: anything a worker starts has the device-visibility variables set (to empty), while the bench
+# runs the coordinator with them unset (a job runs in a PID namespace of its own, so its parent's command
+# line would not tell).
+SPY_HEADER = ("#!/bin/sh\nif [ \"${{CUDA_VISIBLE_DEVICES+set}}\" = set ]; then who=worker; else who=coordinator; fi\n"
+              "echo \"{tool} | $who\" >> \"$SPY_LOG\"\n")
 
 
 def _write_spies(bin_dir: Path) -> None:
@@ -62,7 +65,7 @@ def run(ctx: Context) -> SectionResult:
         build = ctx.archpool.build(manifest, folder, [f"-j{parallelism}"], env=_environment(bin_dir, log))
         calls = log.read_text().splitlines()
         counts = {tool: sum(1 for line in calls if line.startswith(tool + " |")) for tool in TOOLS}
-        from_workers += sum(1 for line in calls if WORKER_MAIN in line)
+        from_workers += sum(1 for line in calls if line.endswith("| worker"))
         workers = build.report["pool"]["workers"]
         ctx.say(f"[probes] {jobs} jobs at -j{parallelism}: "
                 + ", ".join(f"{tool} {n}" for tool, n in counts.items()))
@@ -97,7 +100,8 @@ def _comparison(rows: List[str]) -> str:
 def _notes() -> str:
     return (
         "Spy `nvidia-smi`, `rocminfo` and `amdgpu-arch` scripts first on the PATH of `archpool build` (no "
-        "`--arch`; `CUDAARCHS` and `HIPARCHS` empty) log every call with their parent's command line: "
+        "`--arch`; `CUDAARCHS` and `HIPARCHS` empty) log every call and whether a worker made it (anything a "
+        "worker starts has the device-visibility variables set to empty; the coordinator runs with them unset): "
         "nvidia-smi prints what the real one printed on an H200, rocminfo and amdgpu-arch fail as on a machine "
         "without an AMD GPU. Builds of trivial command jobs (`true`) with several job and worker counts; "
         "the target is exactly one call per tool per build, none from a worker.")
