@@ -19,8 +19,11 @@ import org.junit.jupiter.api.io.TempDir;
 class JobEndsIT {
 
     private static String commandJob(String id, String script, String artifacts) {
+        // a job without named artifacts has as its default ones the files written under its cwd since the second
+        // it began, so it runs apart from the folder where the sparse file was just made
         return "{\"id\":\"" + id + "\",\"kind\":\"command\",\"argv\":[\"sh\",\"-c\",\"" + script + "\"]"
-                + (artifacts == null ? "" : ",\"cwd\":\"" + id + "\",\"artifacts\":[\"" + artifacts + "\"]") + "}";
+                + (artifacts == null ? ",\"cwd\":\"others\"" : ",\"cwd\":\"" + id + "\",\"artifacts\":[\"" + artifacts + "\"]")
+                + "}";
     }
 
     private static JsonNode job(JsonNode report, String id) {
@@ -51,6 +54,7 @@ class JobEndsIT {
     void anUninspectableArtifactAndAFloodedLogEndTheirJobsAndTheWorkerRunsOn(@TempDir Path dir) throws Exception {
         // in a folder of its own: the other jobs' default artifacts are the files written in their cwd since they began
         Path sparse = sparseElf(Files.createDirectory(dir.resolve("sparse")).resolve("libsparse.so"));
+        Files.createDirectory(dir.resolve("others"));
         Archpool.manifest(dir, "{\"version\":1,\"jobs\":["
                 + commandJob("sparse", "true", "libsparse.so") + ","
                 + commandJob("flood", "yes | head -c 20000000; echo last line", null) + ","
@@ -76,11 +80,12 @@ class JobEndsIT {
 
     @Test
     void aBadLogSizeIsRefusedBeforeAnythingRuns(@TempDir Path dir) throws Exception {
+        Files.createDirectory(dir.resolve("others"));
         Archpool.manifest(dir, "{\"version\":1,\"jobs\":[" + commandJob("canary", "touch ran", null) + "]}");
         Archpool.Run run = new Archpool().in(dir).run("build", "archpool.json", "--arch", "90",
                 "--max-log-size", "lots");
         assertThat(run.exitCode()).as(run.toString()).isEqualTo(2);
         assertThat(run.stderr()).contains("--max-log-size lots is not valid").doesNotContain("\tat ");
-        assertThat(dir.resolve("ran")).doesNotExist();
+        assertThat(dir.resolve("others/ran")).doesNotExist();
     }
 }
