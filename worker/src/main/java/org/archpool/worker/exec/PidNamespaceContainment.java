@@ -85,11 +85,17 @@ public record PidNamespaceContainment(Optional<Path> setsid, Path setpriv, Path 
 
     /**
      * Kills {@code unshare} first, then the rest of the tree: its parent-death signal kills the namespace's
-     * first process even if the snapshot missed it, and the kernel then every process in the namespace.
+     * first process even if the snapshot missed it, and the kernel then every process in the namespace. One
+     * moment escapes that chain: {@code unshare} killed after it forked the namespace's first process but before
+     * that child set its own parent-death signal. The step's session ({@code setsid}) closes it: every process
+     * still in it is killed too.
      */
     @Override
     public void killAll(ProcessHandle started) {
         ProcessTreeKiller.kill(started);
+        if (setsid.isPresent()) {
+            ProcessTreeKiller.killSession(started.pid());
+        }
     }
 
     /** Nothing is left: the kernel killed the namespace's processes before its first process's exit was seen. */
