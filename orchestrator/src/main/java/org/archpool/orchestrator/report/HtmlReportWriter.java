@@ -9,7 +9,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.OutputStreamWriter;
-import java.io.StringWriter;
 import java.io.UncheckedIOException;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;
@@ -44,17 +43,6 @@ public final class HtmlReportWriter {
         Writer text = new BufferedWriter(new OutputStreamWriter(out, StandardCharsets.UTF_8), 1 << 16);
         writeTo(report, text);
         text.flush();
-    }
-
-    /** The page as text. */
-    public String render(BuildReport report) {
-        StringWriter text = new StringWriter();
-        try {
-            writeTo(report, text);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        return text.toString();
     }
 
     private void writeTo(BuildReport report, Writer out) throws IOException {

@@ -4,8 +4,6 @@ import java.io.BufferedWriter;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.OutputStreamWriter;
-import java.io.StringWriter;
-import java.io.UncheckedIOException;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -75,17 +73,6 @@ public final class JunitXmlWriter {
         Writer text = new BufferedWriter(new OutputStreamWriter(out, StandardCharsets.UTF_8), 1 << 16);
         writeTo(report, text);
         text.flush();
-    }
-
-    /** The JUnit XML document, UTF-8 declared. */
-    public String toXml(BuildReport report) {
-        StringWriter text = new StringWriter();
-        try {
-            writeTo(report, text);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        return text.toString();
     }
 
     private void writeTo(BuildReport report, Writer text) throws IOException {

@@ -127,7 +127,7 @@ class HtmlReportChromiumTest {
     /** The checks above would see a script that breaks: this one makes sure they can. */
     @Test
     void seesAnErrorInThePage() throws Exception {
-        String html = new HtmlReportWriter().render(HtmlReportWriterTest.sampleReport());
+        String html = HtmlReportWriterTest.render(new HtmlReportWriter(), HtmlReportWriterTest.sampleReport());
         Path page = dir.resolve("broken.html");
         Files.writeString(page, html.replace("</body>", "<script>noSuchFunction();</script>\n</body>"));
 

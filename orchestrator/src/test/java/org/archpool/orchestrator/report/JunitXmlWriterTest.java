@@ -5,8 +5,10 @@ import static org.archpool.orchestrator.report.ReportTestData.report;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -71,7 +73,7 @@ class JunitXmlWriterTest {
     }
 
     private Document xml(BuildReport report) {
-        return parse(writer.toXml(report).getBytes(StandardCharsets.UTF_8));
+        return parse(xml(writer, report).getBytes(StandardCharsets.UTF_8));
     }
 
     private static List<Element> children(Element parent, String name) {
@@ -258,7 +260,7 @@ class JunitXmlWriterTest {
                 .message(message).logTail(tail).warning("warn <&> \u001B[33m]]>\u001B[0m").build();
         BuildReport report = report(List.of(j));
 
-        String text = writer.toXml(report);
+        String text = xml(writer, report);
         assertThat(text).doesNotContain("\u001B", "\u0000", "\u0007", "\uFFFE");
         Document doc = parse(text.getBytes(StandardCharsets.UTF_8));
         assertConsistent(doc, report);
@@ -291,7 +293,7 @@ class JunitXmlWriterTest {
     @Test
     void hostnameOnlyWhenGiven() {
         BuildReport report = report(List.of(job("a").on("w1", 0).phase("build", 1, 0).build()));
-        Element suite = suite(parse(new JunitXmlWriter("ci-runner-7").toXml(report).getBytes(StandardCharsets.UTF_8)));
+        Element suite = suite(parse(xml(new JunitXmlWriter("ci-runner-7"), report).getBytes(StandardCharsets.UTF_8)));
         assertThat(suite.getAttribute("hostname")).isEqualTo("ci-runner-7");
     }
 
@@ -374,5 +376,16 @@ class JunitXmlWriterTest {
             first = first.getNextSibling();
         }
         assertThat(((Element) first).getTagName()).isEqualTo("properties"); // before the test cases
+    }
+
+    /** The XML document as text, as {@link JunitXmlWriter#writeTo} streams it. */
+    private static String xml(JunitXmlWriter writer, BuildReport report) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        try {
+            writer.writeTo(report, out);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return out.toString(StandardCharsets.UTF_8);
     }
 }
