@@ -21,6 +21,7 @@ import org.archpool.worker.exec.CancellationToken;
 import org.archpool.worker.exec.ChildEnvironment;
 import org.archpool.worker.exec.Deadline;
 import org.archpool.worker.exec.JobLog;
+import org.archpool.worker.exec.JobTempDir;
 import org.archpool.worker.exec.LogTail;
 import org.archpool.worker.exec.StepResult;
 import org.archpool.worker.exec.StepRunner;
@@ -29,7 +30,7 @@ import org.archpool.worker.inspect.GpuCodeInspector;
 /**
  * Runs one {@link BuildRequest} to its {@link BuildResult}: runs the request's steps in order, as the coordinator
  * made them, into the job's log file (each with the device-visibility variables set to empty on top of its own
- * environment), stops at the first that does not succeed, and reads the GPU code of a successful job's
+ * environment, and {@code TMPDIR} a folder of the job's own, {@link JobTempDir}), stops at the first that does not succeed, and reads the GPU code of a successful job's
  * artifacts. Shared by worker JVMs and thread mode. Never throws for anything a job can do; every request gets
  * a result: a log that cannot be created or written (a link planted at its path, a full disk, a file size limit)
  * fails the job with the reason, its processes killed, and so does an artifact that cannot be inspected.
@@ -70,18 +71,26 @@ public final class JobRunner implements RequestRunner {
         Path logPath = Path.of(request.logPath());
         Deadline deadline = Deadline.after(clock, request.timeoutMs());
         List<PhaseTiming> timings = new ArrayList<>();
-        List<Step> plan = request.steps().stream()
-                .map(s -> new Step(s.phase(), s.argv(), s.cwd(), ChildEnvironment.forStep(s.env())))
-                .toList();
         try {
             Files.createDirectories(logPath.toAbsolutePath().getParent());
-            for (Step step : plan) {
+            for (Step step : request.steps()) {
                 Files.createDirectories(Path.of(step.cwd()));
             }
         } catch (IOException e) {
             return result(request, Outcome.FAILED, null, timings, List.of(), null,
                     "cannot create a folder the job needs: " + e);
         }
+        JobTempDir temp;
+        try {
+            temp = JobTempDir.create(System.getenv(), request.job().env(), firstCwd(request), request.job().id());
+        } catch (IOException e) {
+            return result(request, Outcome.FAILED, null, timings, List.of(), null,
+                    "cannot create the job's temporary folder: " + reason(e) + "; set TMPDIR, in the job's env"
+                            + " or in archpool's environment, to a folder that exists and that you can write");
+        }
+        List<Step> plan = request.steps().stream()
+                .map(s -> new Step(s.phase(), s.argv(), s.cwd(), ChildEnvironment.forStep(temp.into(s.env()))))
+                .toList();
         StepResult last = null;
         Instant started = Instant.now(clock);
         // the step's own token: cancelled by the caller's, and by a log that cannot be written
@@ -92,8 +101,10 @@ public final class JobRunner implements RequestRunner {
             log = JobLog.open(logPath, request.maxLogBytes(), stepToken::cancel);
         } catch (IOException e) {
             unlink.run();
+            String left = temp.remove().map(why -> "; its temporary folder " + temp.path() + " was not removed: "
+                    + why).orElse("");
             return result(request, Outcome.FAILED, null, timings, List.of(), null,
-                    "cannot create the job log " + logPath + ": " + reason(e));
+                    "cannot create the job log " + logPath + ": " + reason(e) + left);
         }
         try (log) {
             writeLine(log, "# archpool job " + request.job().id() + " (" + request.job().kind() + ") for "
@@ -120,6 +131,9 @@ public final class JobRunner implements RequestRunner {
             }
         } finally {
             unlink.run();
+            // the steps' processes have all ended: nothing writes to the folder any more
+            temp.remove().ifPresent(why -> writeLine(log,
+                    "# archpool: the job's temporary folder " + temp.path() + " was not removed: " + why));
         }
         Optional<IOException> logFailure = log.failure();
         if (logFailure.isPresent()) {
@@ -149,6 +163,12 @@ public final class JobRunner implements RequestRunner {
         };
         return new BuildResult(request.requestId(), outcome, last.exitCode(), last.signal().orElse(null), timings,
                 List.of(), request.logPath(), tail, describe(failedStep, last, request.timeoutMs()));
+    }
+
+    /** The folder a relative {@code TMPDIR} of the job is taken from: its first step's. */
+    private static Path firstCwd(BuildRequest request) {
+        return request.steps().isEmpty() ? Path.of("").toAbsolutePath()
+                : Path.of(request.steps().get(0).cwd()).toAbsolutePath();
     }
 
     /** An I/O error's own words ({@code No space left on device}), else its class. */

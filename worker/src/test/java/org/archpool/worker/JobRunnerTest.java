@@ -4,11 +4,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.archpool.protocol.BuildRequest;
 import org.archpool.protocol.BuildResult;
 import org.archpool.protocol.CmakeJob;
+import org.archpool.protocol.CommandJob;
 import org.archpool.protocol.Outcome;
 import org.archpool.protocol.Phase;
 import org.archpool.protocol.PhaseTiming;
@@ -18,7 +24,8 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The worker runs the steps it is given, in order, as given, and adds nothing but the hidden devices. */
+/** The worker runs the steps it is given, in order, as given, and adds nothing but the hidden devices and
+ * a temporary folder of the job's own. */
 @Tag("process")
 class JobRunnerTest {
 
@@ -65,5 +72,73 @@ class JobRunnerTest {
         assertThat(r.message()).isEqualTo("configure (sh) exited with status 4");
         assertThat(r.phases()).extracting(PhaseTiming::name).containsExactly(Phase.CONFIGURE);
         assertThat(dir.resolve("build/built")).doesNotExist();
+    }
+
+    private BuildRequest job(String id, Map<String, String> env, String script) {
+        Path build = dir.resolve(id);
+        CommandJob job = new CommandJob(id, List.of("sh", "-c", script), build.toString(), env, null, null);
+        return new BuildRequest(id + "#1", job, TestRequests.TARGET,
+                List.of(new Step(Phase.BUILD, job.argv(), build.toString(), env)), 0,
+                dir.resolve(id + ".log").toString());
+    }
+
+    /**
+     * nvcc names its temporary files after its PID ({@code /tmp/tmpxft_00000002_…}); in each step's PID
+     * namespace the PIDs are the same, so two jobs at once used one file. Each job has a TMPDIR of its own.
+     */
+    @Test
+    void jobsAtOnceNeverShareATemporaryFileNamedAfterTheirPid() throws Exception {
+        String script = "f=\"${TMPDIR:-/tmp}/tmpxft_$$\"; set -C; echo \"$ID\" > \"$f\" || exit 3; "
+                + "touch \"$READY/$ID\"; n=0; while [ \"$(ls \"$READY\" | wc -l)\" -lt 2 ]; do "
+                + "n=$((n+1)); [ $n -gt 400 ] && exit 5; sleep 0.025; done; grep -qx \"$ID\" \"$f\" || exit 4; "
+                + "echo \"$TMPDIR\" > tmpdir.txt";
+        Path ready = Files.createDirectory(dir.resolve("ready"));
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        try {
+            List<Future<BuildResult>> results = new ArrayList<>();
+            for (String id : List.of("a", "b")) {
+                BuildRequest r = job(id, Map.of("ID", id, "READY", ready.toString()), script);
+                results.add(pool.submit(() -> runner.run(r, phase -> { }, new CancellationToken())));
+            }
+            for (Future<BuildResult> f : results) {
+                BuildResult r = f.get(30, TimeUnit.SECONDS);
+                assertThat(r.outcome()).as(r + "\n" + Files.readString(Path.of(r.logPath())))
+                        .isEqualTo(Outcome.SUCCEEDED);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        String a = Files.readString(dir.resolve("a/tmpdir.txt")).strip();
+        String b = Files.readString(dir.resolve("b/tmpdir.txt")).strip();
+        assertThat(a).isNotEqualTo(b).contains("archpool-a-");
+        assertThat(Path.of(a)).as("removed with the job").doesNotExist();
+        assertThat(Path.of(b)).doesNotExist();
+    }
+
+    @Test
+    void theTemporaryFolderIsMadeWhereTheJobsTmpdirPointsAndRemovedWithoutFollowingLinks() throws Exception {
+        Path scratch = Files.createDirectory(dir.resolve("scratch"));
+        Path outside = Files.writeString(dir.resolve("keep.txt"), "kept");
+        BuildResult r = runner.run(job("k", Map.of("TMPDIR", scratch.toString()),
+                "echo \"$TMPDIR\" > tmpdir.txt; mkdir \"$TMPDIR/ro\"; touch \"$TMPDIR/ro/f\"; "
+                        + "chmod 500 \"$TMPDIR/ro\"; ln -s " + outside + " \"$TMPDIR/link\"; "
+                        + "ln -s " + dir + " \"$TMPDIR/dirlink\""), phase -> { }, new CancellationToken());
+
+        assertThat(r.outcome()).as(r.toString()).isEqualTo(Outcome.SUCCEEDED);
+        Path used = Path.of(Files.readString(dir.resolve("k/tmpdir.txt")).strip());
+        assertThat(used.getParent()).isEqualTo(scratch);
+        assertThat(scratch).isEmptyDirectory();
+        assertThat(outside).hasContent("kept");
+        assertThat(dir.resolve("k/tmpdir.txt")).exists();
+    }
+
+    @Test
+    void aTmpdirThatCannotBeUsedFailsTheJobSayingSo() {
+        BuildResult r = runner.run(job("k", Map.of("TMPDIR", dir.resolve("missing").toString()), "true"),
+                phase -> { }, new CancellationToken());
+
+        assertThat(r.outcome()).isEqualTo(Outcome.FAILED);
+        assertThat(r.message()).startsWith("cannot create the job's temporary folder: ")
+                .contains(dir.resolve("missing").toString()).endsWith("that you can write");
     }
 }
