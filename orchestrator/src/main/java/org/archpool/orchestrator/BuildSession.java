@@ -243,7 +243,8 @@ public final class BuildSession {
             futures.clear();
             interrupt.jobsEnded();
             BuildReport.Pool poolFacts = new BuildReport.Pool(pool.mode(), pool.launcher(), workers, parallelism,
-                    settings.retries(), settings.keepGoing(), logDir.toString(), pool.events());
+                    settings.retries(), settings.keepGoing(), logDir.toString(), pool.events(),
+                    pool.deviceIsolation().reportName());
             String noWorker = pool.noWorkerStarted();
             int exitCode = interrupt.fired() ? InterruptHook.EXIT_CODE
                     : noWorker != null ? NO_WORKER_EXIT_CODE

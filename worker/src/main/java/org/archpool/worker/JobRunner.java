@@ -24,6 +24,7 @@ import org.archpool.worker.exec.JobLog;
 import org.archpool.worker.exec.JobTempDir;
 import org.archpool.worker.exec.LogTail;
 import org.archpool.worker.exec.StepResult;
+import org.archpool.worker.exec.StepLauncher;
 import org.archpool.worker.exec.StepRunner;
 import org.archpool.worker.inspect.GpuCodeInspector;
 
@@ -54,8 +55,13 @@ public final class JobRunner implements RequestRunner {
 
     /** A runner with the system clock. */
     public static JobRunner standard() {
+        return standard(StepLauncher.system());
+    }
+
+    /** A runner with the system clock whose steps {@code launcher} starts. */
+    public static JobRunner standard(StepLauncher launcher) {
         Clock clock = Clock.systemUTC();
-        return new JobRunner(new StepRunner(clock), new ArtifactScanner(new GpuCodeInspector()), clock);
+        return new JobRunner(new StepRunner(clock, launcher), new ArtifactScanner(new GpuCodeInspector()), clock);
     }
 
     /**

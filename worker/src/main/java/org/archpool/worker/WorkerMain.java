@@ -7,6 +7,8 @@ import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -16,10 +18,14 @@ import org.archpool.protocol.Message;
 import org.archpool.protocol.codec.MessageCodec;
 import org.archpool.protocol.codec.MessageReader;
 import org.archpool.protocol.codec.MessageWriter;
+import org.archpool.worker.exec.DeviceMask;
 import org.archpool.worker.exec.ProcessTreeKiller;
+import org.archpool.worker.exec.StepLauncher;
+import org.archpool.worker.exec.UtilLinux;
 
 /**
- * Entry point of a worker JVM: {@code java … org.archpool.worker.WorkerMain [--worker-id ID] [--heartbeat-ms N]}.
+ * Entry point of a worker JVM: {@code java … org.archpool.worker.WorkerMain [--worker-id ID] [--heartbeat-ms N]
+ * [--mask-devices]}.
  *
  * <p>The real stdout is taken for protocol lines before anything can print, and {@code System.out} is pointed
  * at stderr, so no stray print can corrupt the protocol. The worker exits on {@code shutdown}, at the end of
@@ -32,6 +38,9 @@ public final class WorkerMain {
 
     /** How often a busy worker sends a heartbeat unless told otherwise. */
     public static final long DEFAULT_HEARTBEAT_MS = 1000;
+
+    /** The flag that says the worker's steps mask the GPU devices in their own {@code /proc}. */
+    public static final String MASK_DEVICES = "--mask-devices";
 
     private WorkerMain() {
     }
@@ -50,7 +59,8 @@ public final class WorkerMain {
             return t;
         });
         Termination termination = new Termination();
-        WorkerLoop loop = new WorkerLoop(reader, writer, JobRunner.standard(), jobExecutor, WorkerLog.stderr(),
+        WorkerLoop loop = new WorkerLoop(reader, writer, JobRunner.standard(stepLauncher(args)), jobExecutor,
+                WorkerLog.stderr(),
                 termination);
         ScheduledExecutorService heartbeat = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "archpool-heartbeat");
@@ -74,6 +84,16 @@ public final class WorkerMain {
         loop.cancelRunningJob(STOP_GRACE);
         ProcessTreeKiller.killAllDescendantsOfThisProcess();
         System.exit(reason.status);
+    }
+
+    /**
+     * {@code --mask-devices}: the worker runs in a mount namespace with the GPU devices masked
+     * ({@code DeviceNamespace}), and each step, which mounts a {@code /proc} of its own, masks the driver's
+     * views there again.
+     */
+    private static StepLauncher stepLauncher(String[] args) {
+        boolean mask = Arrays.asList(args).contains(MASK_DEVICES);
+        return StepLauncher.system(mask ? DeviceMask.gpu(UtilLinux.system()).map(DeviceMask::procOnly) : Optional.empty());
     }
 
     private static String workerId(String[] args) {

@@ -5,7 +5,9 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Callable;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import org.archpool.orchestrator.BuildSession;
 import org.archpool.orchestrator.arch.ToolchainCheck;
@@ -23,6 +25,7 @@ import org.archpool.orchestrator.tool.ToolRunner;
 import org.archpool.orchestrator.verify.Verification;
 import org.archpool.orchestrator.verify.VerifyPolicy;
 import org.archpool.worker.JobRunner;
+import org.archpool.worker.exec.DeviceNamespace;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -52,6 +55,9 @@ public final class BuildCommand implements Callable<Integer> {
 
     @Mixin
     OutputOptions outputOptions = new OutputOptions();
+
+    @Mixin
+    IsolationOptions isolationOptions = new IsolationOptions();
 
     @Option(names = "--report", paramLabel = "FILE",
             description = "Where to write the JSON report (default: .archpool/report.json beside the manifest).")
@@ -99,18 +105,20 @@ public final class BuildCommand implements Callable<Integer> {
                 new ReportFiles(null, outputOptions.metrics, outputOptions.trace, outputOptions.junit,
                         outputOptions.html),
                 outputOptions.style(context), columns(context), cpus, outputOptions.maxLogBytes());
-        Function<Path, WorkerLauncher> launchers = launchers(env, tools, settings.buildParallelism());
+        Function<Path, WorkerLauncher> launchers = launchers(env, tools, settings.buildParallelism(),
+                context.err()::println);
         ToolchainCheck toolchain = noToolchainCheck ? null : new ToolchainCheck(tools, env, archOptions.probeTimeout);
         return new BuildSession(settings, archOptions.resolver(context), toolchain, launchers, context.clock(),
                 new PrometheusMeterRegistry(PrometheusConfig.DEFAULT), context.out(), context.err()).run();
     }
 
     /** What starts the workers, given the folder for their logs. */
-    private Function<Path, WorkerLauncher> launchers(Map<String, String> env, ToolRunner tools, int cpusPerTask)
-            throws UsageException {
+    private Function<Path, WorkerLauncher> launchers(Map<String, String> env, ToolRunner tools, int cpusPerTask,
+                                                     Consumer<String> note) throws UsageException {
         Duration silence = poolOptions.heartbeatTimeout();
         if (poolOptions.mode == PoolMode.THREAD) {
-            return workerLogs -> new ThreadWorkerLauncher(JobRunner.standard());
+            IsolationOptions.ThreadSteps steps = isolationOptions.threadSteps(note);
+            return workerLogs -> new ThreadWorkerLauncher(JobRunner.standard(steps.launcher()), steps.isolation());
         }
         if (launcherOptions.slurm()) {
             Duration start = poolOptions.workerStartTimeout(LauncherOptions.SLURM_START_TIMEOUT);
@@ -119,7 +127,9 @@ public final class BuildCommand implements Callable<Integer> {
                     slurm, new Scancel(slurm, tools));
         }
         Duration start = poolOptions.workerStartTimeout(WorkerSpec.DEFAULT_HELLO_TIMEOUT);
-        return workerLogs -> new LocalWorkerLauncher(WorkerSpec.ofCurrentJvm(env, workerLogs, start, silence));
+        Optional<DeviceNamespace> isolation = isolationOptions.workerNamespace(note);
+        return workerLogs -> new LocalWorkerLauncher(WorkerSpec.ofCurrentJvm(env, workerLogs, start, silence)
+                .isolatedIn(isolation));
     }
 
     /** The terminal's width from {@code COLUMNS}, which shells export; 0 when unknown. */

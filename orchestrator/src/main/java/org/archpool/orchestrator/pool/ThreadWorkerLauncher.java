@@ -6,9 +6,16 @@ import org.archpool.worker.JobRunner;
 public final class ThreadWorkerLauncher implements WorkerLauncher {
 
     private final JobRunner runner;
+    private final DeviceIsolation isolation;
+
+    /** @param isolation how {@code runner}'s steps are started (their {@code StepLauncher}) */
+    public ThreadWorkerLauncher(JobRunner runner, DeviceIsolation isolation) {
+        this.runner = runner;
+        this.isolation = isolation;
+    }
 
     public ThreadWorkerLauncher(JobRunner runner) {
-        this.runner = runner;
+        this(runner, DeviceIsolation.ENVIRONMENT);
     }
 
     @Override
@@ -19,5 +26,10 @@ public final class ThreadWorkerLauncher implements WorkerLauncher {
     @Override
     public String mode() {
         return "thread";
+    }
+
+    @Override
+    public DeviceIsolation deviceIsolation() {
+        return isolation;
     }
 }

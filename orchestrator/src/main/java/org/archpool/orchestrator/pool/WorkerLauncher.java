@@ -18,6 +18,11 @@ public interface WorkerLauncher extends AutoCloseable {
         return "local";
     }
 
+    /** How the workers this launches are kept from seeing a GPU, for the report. */
+    default DeviceIsolation deviceIsolation() {
+        return DeviceIsolation.ENVIRONMENT;
+    }
+
     /** Releases what the launcher itself holds (not its workers). */
     @Override
     default void close() {

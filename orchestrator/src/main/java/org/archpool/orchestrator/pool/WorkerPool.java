@@ -96,6 +96,11 @@ public final class WorkerPool implements AutoCloseable {
         return launcher.launcher();
     }
 
+    /** How its workers are kept from seeing a GPU. */
+    public DeviceIsolation deviceIsolation() {
+        return launcher.deviceIsolation();
+    }
+
     /**
      * Starts every slot's worker now, each on a thread of its own, without waiting: the workers' JVMs start
      * while the coordinator does other work (resolving the architecture). A slot whose warm-up start fails

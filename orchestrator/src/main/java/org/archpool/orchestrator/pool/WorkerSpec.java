@@ -9,9 +9,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import org.archpool.protocol.HiddenDevices;
 import org.archpool.protocol.UserLocale;
 import org.archpool.worker.WorkerMain;
+import org.archpool.worker.exec.DeviceNamespace;
 
 /**
  * How to start a worker JVM.
@@ -25,9 +27,12 @@ import org.archpool.worker.WorkerMain;
  * @param helloTimeout how long a new worker may take to say hello
  * @param heartbeat    how often a busy worker says it is alive
  * @param silenceLimit how long a busy worker may stay silent before it is declared hung, killed and replaced
+ * @param isolation    the mount namespace with the GPU devices masked that each worker on this machine starts in
+ *                     ({@code --isolate-devices}); empty: the environment alone
  */
 public record WorkerSpec(Path java, List<String> jvmOptions, String classPath, Map<String, String> environment,
-                         Path stderrDir, Duration helloTimeout, Duration heartbeat, Duration silenceLimit) {
+                         Path stderrDir, Duration helloTimeout, Duration heartbeat, Duration silenceLimit,
+                         Optional<DeviceNamespace> isolation) {
 
     /** The worker's entry point. */
     public static final String MAIN_CLASS = WorkerMain.class.getName();
@@ -68,9 +73,23 @@ public record WorkerSpec(Path java, List<String> jvmOptions, String classPath, M
         Objects.requireNonNull(helloTimeout, "helloTimeout");
         Objects.requireNonNull(heartbeat, "heartbeat");
         Objects.requireNonNull(silenceLimit, "silenceLimit");
+        Objects.requireNonNull(isolation, "isolation");
         if (silenceLimit.compareTo(heartbeat.multipliedBy(2)) < 0) {
             throw new IllegalArgumentException("the silence limit must be at least two heartbeats");
         }
+    }
+
+    /** Without device isolation. */
+    public WorkerSpec(Path java, List<String> jvmOptions, String classPath, Map<String, String> environment,
+                      Path stderrDir, Duration helloTimeout, Duration heartbeat, Duration silenceLimit) {
+        this(java, jvmOptions, classPath, environment, stderrDir, helloTimeout, heartbeat, silenceLimit,
+                Optional.empty());
+    }
+
+    /** The same, each worker on this machine started in {@code isolation}. */
+    public WorkerSpec isolatedIn(Optional<DeviceNamespace> isolation) {
+        return new WorkerSpec(java, jvmOptions, classPath, environment, stderrDir, helloTimeout, heartbeat,
+                silenceLimit, isolation);
     }
 
     /** Default time for a new worker to say hello (generous: shared file systems on clusters are slow). */
@@ -138,6 +157,19 @@ public record WorkerSpec(Path java, List<String> jvmOptions, String classPath, M
         env.putAll(UserLocale.forJvm(environment));
         env.putAll(HiddenDevices.environment());
         return builder;
+    }
+
+    /**
+     * The worker's command line on this machine: in its mount namespace, its steps told to mask the driver's
+     * views in their own {@code /proc}, where {@link #isolation} is set; else {@link #command}.
+     */
+    public List<String> isolatedCommand(String workerId) {
+        if (isolation.isEmpty()) {
+            return command(workerId);
+        }
+        List<String> command = new ArrayList<>(command(workerId));
+        command.add(WorkerMain.MASK_DEVICES);
+        return isolation.get().wrap(command);
     }
 
     /** The worker's command line. */

@@ -33,6 +33,6 @@ public record BuildReport(
 
     /** The pool's shape and its workers' starts and deaths. */
     public record Pool(String mode, String launcher, int workers, int buildParallelism, int retries, boolean keepGoing,
-                       String logDir, List<WorkerEvent> workerEvents) {
+                       String logDir, List<WorkerEvent> workerEvents, String deviceIsolation) {
     }
 }

@@ -194,7 +194,7 @@ class HtmlReportWriterTest {
                 WorkerEvent.started("w3", 103L, 0, 0, null),
                 WorkerEvent.died("w2", 102L, 5300, WorkerFailure.EXIT, "exit code 137 (killed)"),
                 WorkerEvent.started("w4", 104L, 5350, 0, null),
-                WorkerEvent.recycled("w4", 104L, 6310, "spoke garbage: unexpected token")));
+                WorkerEvent.recycled("w4", 104L, 6310, "spoke garbage: unexpected token")), "namespace");
         return new BuildReport(BuildReport.SCHEMA_VERSION, "0.1.0-test", "/home/user/project/archpool.json",
                 "2025-01-02T03:04:05.678Z", 14100, 1, resolution, check, pool, counts, jobs);
     }

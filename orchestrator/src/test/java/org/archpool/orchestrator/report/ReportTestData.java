@@ -73,6 +73,7 @@ final class ReportTestData {
         pool.put("retries", 1);
         pool.put("keepGoing", true);
         pool.put("logDir", "/home/user/project/.archpool/logs");
+        pool.put("deviceIsolation", "namespace");
         ArrayNode events = pool.putArray("workerEvents");
         for (ObjectNode e : workerEvents) {
             events.add(e);

@@ -29,12 +29,19 @@ import java.util.Optional;
  *       that read it see the right PIDs; archpool itself reads the host's {@code /proc} (host PIDs).</li>
  *   <li>Where the user is not root, a user namespace maps the user to itself ({@code --map-current-user}):
  *       files the step writes stay the user's, and it does not appear as root.</li>
+ *   <li>With a {@link DeviceMask} (devices isolated), the shell masks its paths first, in the step's own mount
+ *       namespace, after {@code --mount-proc}: a fresh {@code /proc} shows {@code /proc/driver/nvidia} again.
+ *       In a user namespace the kernel lets only the namespace's root mount, so the namespace maps root
+ *       ({@code --map-root-user}) and, once masked, the shell replaces itself by {@code unshare --user
+ *       --map-user=UID --map-group=GID} and that by the reaper: the step runs as the user again, still the
+ *       namespace's first process, and cannot undo the masks.</li>
  * </ul>
  * What escapes: nothing that runs in the namespace. Only a step that is given a way out by a process outside
  * (a service it asks to start something) can leave anything behind.
  */
 public record PidNamespaceContainment(Optional<Path> setsid, Path setpriv, Path unshare, Path shell,
-                                      boolean userNamespace) implements Containment {
+                                      boolean userNamespace, Optional<DeviceMask> mask, ProcessIds ids)
+        implements Containment {
 
     /**
      * The shell script of the namespace's first process: its own stderr to /dev/null, the step on fd 3 (the
@@ -48,12 +55,19 @@ public record PidNamespaceContainment(Optional<Path> setsid, Path setpriv, Path 
             return Optional.empty();
         }
         return Optional.of(new PidNamespaceContainment(tools.setsid(), tools.setpriv().get(), tools.unshare().get(),
-                tools.shell().get(), userNamespace));
+                tools.shell().get(), userNamespace, Optional.empty(), ProcessIds.current()));
+    }
+
+    /** The same, with {@code mask} masked in each step's mount namespace; {@code ids} are the user's. */
+    public PidNamespaceContainment masking(DeviceMask mask, ProcessIds ids) {
+        return new PidNamespaceContainment(setsid, setpriv, unshare, shell, userNamespace,
+                Optional.of(mask).filter(m -> !m.isEmpty()), ids);
     }
 
     @Override
     public String name() {
-        return userNamespace ? "pid namespace (in a user namespace)" : "pid namespace";
+        return (userNamespace ? "pid namespace (in a user namespace)" : "pid namespace")
+                + (mask.isPresent() ? ", devices masked" : "");
     }
 
     @Override
@@ -67,12 +81,23 @@ public record PidNamespaceContainment(Optional<Path> setsid, Path setpriv, Path 
         wrapped.add(unshare.toString());
         if (userNamespace) {
             wrapped.add("--user");
-            wrapped.add("--map-current-user");
+            wrapped.add(mask.isPresent() ? "--map-root-user" : "--map-current-user");
         }
         wrapped.addAll(List.of("--pid", "--fork", "--kill-child", "--mount-proc", "--propagation", "slave", "--"));
-        wrapped.addAll(List.of(shell.toString(), "-c", REAPER, "archpool-step"));
+        wrapped.addAll(List.of(shell.toString(), "-c", firstScript(), "archpool-step"));
         wrapped.addAll(argv);
         return wrapped;
+    }
+
+    /** What the namespace's first process runs: the reaper, after the masks when there are any. */
+    private String firstScript() {
+        if (mask.isEmpty()) {
+            return REAPER;
+        }
+        String masks = mask.get().commands();
+        return userNamespace
+                ? masks + "exec " + DeviceNamespace.remap(unshare, ids) + " " + shell + " -c '" + REAPER + "' \"$0\" \"$@\""
+                : masks + REAPER;
     }
 
     /** Below {@code unshare} (the started process) is the namespace's first process, the shell; below it the step. */

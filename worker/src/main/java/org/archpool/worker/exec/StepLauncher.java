@@ -1,7 +1,6 @@
 package org.archpool.worker.exec;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -30,11 +29,20 @@ public final class StepLauncher {
 
     /** Starts deciding, from the system's util-linux programs, as described above. */
     public static StepLauncher system() {
+        return system(Optional.empty());
+    }
+
+    /**
+     * The same, masking {@code mask} in each step's mount namespace where a masked namespace starts (devices
+     * isolated), else as without it.
+     */
+    public static StepLauncher system(Optional<DeviceMask> mask) {
         UtilLinux tools = UtilLinux.system();
+        ProcessIds ids = ProcessIds.current();
         CompletableFuture<Containment> chosen = new CompletableFuture<>();
         Thread t = new Thread(() -> {
             try {
-                chosen.complete(detect(tools, isRoot()));
+                chosen.complete(detect(tools, ids, mask));
             } catch (RuntimeException | Error e) {
                 chosen.completeExceptionally(e); // a defect: every step then says so
             }
@@ -59,15 +67,30 @@ public final class StepLauncher {
         return containment().wrap(argv);
     }
 
+    /** Whether steps are started with the GPU devices masked ({@link PidNamespaceContainment#mask()}). */
+    public boolean masksDevices() {
+        return containment() instanceof PidNamespaceContainment ns && ns.mask().isPresent();
+    }
+
     /**
      * As root, a PID namespace alone, else one inside a user namespace (also tried as root: a container may
-     * deny the one and allow the other); the session strategy when neither starts.
+     * deny the one and allow the other); the session strategy when neither starts. With a mask, each
+     * namespace is tried masked first.
      */
-    static Containment detect(UtilLinux tools, boolean root) {
-        List<Boolean> tries = root ? List.of(false, true) : List.of(true);
+    static Containment detect(UtilLinux tools, ProcessIds ids, Optional<DeviceMask> mask) {
+        List<Boolean> tries = ids.isRoot() ? List.of(false, true) : List.of(true);
         for (boolean user : tries) {
             Optional<PidNamespaceContainment> ns = PidNamespaceContainment.of(tools, user);
-            if (ns.isPresent() && starts(ns.get(), tools)) {
+            if (ns.isEmpty()) {
+                continue;
+            }
+            if (mask.isPresent() && !mask.get().isEmpty()) {
+                PidNamespaceContainment masked = ns.get().masking(mask.get(), ids);
+                if (starts(masked, tools)) {
+                    return masked;
+                }
+            }
+            if (starts(ns.get(), tools)) {
                 return ns.get();
             }
         }
@@ -95,18 +118,6 @@ public final class StepLauncher {
             return false;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return false;
-        }
-    }
-
-    /** Whether this process's effective user is root ({@code /proc/self/status}, line {@code Uid:}). */
-    static boolean isRoot() {
-        try {
-            return Files.readAllLines(Path.of("/proc/self/status")).stream()
-                    .filter(l -> l.startsWith("Uid:"))
-                    .map(l -> l.substring(4).strip().split("\\s+"))
-                    .anyMatch(ids -> ids.length > 1 && ids[1].equals("0"));
-        } catch (IOException e) {
             return false;
         }
     }

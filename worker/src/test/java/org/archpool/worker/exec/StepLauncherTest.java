@@ -18,11 +18,13 @@ import org.junit.jupiter.api.io.TempDir;
 @Tag("process")
 class StepLauncherTest {
 
+    private static final ProcessIds ROOT = new ProcessIds(0, 0);
+
     private final UtilLinux tools = UtilLinux.system();
 
     @Test
     void asRootStepsGetAPidNamespace() {
-        assertThat(StepLauncher.isRoot()).as("these tests run as root, as CI does").isTrue();
+        assertThat(ProcessIds.current().isRoot()).as("these tests run as root, as CI does").isTrue();
         Containment c = StepLauncher.system().containment();
         assertThat(c).isInstanceOf(PidNamespaceContainment.class);
         assertThat(((PidNamespaceContainment) c).userNamespace()).isFalse();
@@ -36,11 +38,11 @@ class StepLauncherTest {
 
     @Test
     void whereNamespacesAreDeniedTheSessionFallbackIsChosen() {
-        UtilLinux noUnshare = new UtilLinux(tools.setsid(), tools.setpriv(), Optional.empty(), tools.shell());
-        assertThat(StepLauncher.detect(noUnshare, true)).isInstanceOf(SessionContainment.class);
+        UtilLinux noUnshare = new UtilLinux(tools.setsid(), tools.setpriv(), Optional.empty(), tools.mount(), tools.shell());
+        assertThat(StepLauncher.detect(noUnshare, ROOT, Optional.empty())).isInstanceOf(SessionContainment.class);
         UtilLinux deniedUnshare = new UtilLinux(tools.setsid(), tools.setpriv(), Optional.of(Path.of("/bin/false")),
-                tools.shell());
-        assertThat(StepLauncher.detect(deniedUnshare, true)).isInstanceOf(SessionContainment.class);
+                tools.mount(), tools.shell());
+        assertThat(StepLauncher.detect(deniedUnshare, ROOT, Optional.empty())).isInstanceOf(SessionContainment.class);
     }
 
     @Test

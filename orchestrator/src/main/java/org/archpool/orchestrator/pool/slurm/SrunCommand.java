@@ -42,7 +42,7 @@ public final class SrunCommand {
         }
         argv.addAll(config.extraArgs());
         argv.add("env");
-        HiddenDevices.VARIABLES.forEach(v -> argv.add(v + "="));
+        HiddenDevices.environment().forEach((name, value) -> argv.add(name + "=" + value));
         argv.addAll(workerCommand);
         return argv;
     }

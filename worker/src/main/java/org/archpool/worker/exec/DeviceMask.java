@@ -1,0 +1,71 @@
+package org.archpool.worker.exec;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Objects;
+import java.util.regex.Pattern;
+
+/**
+ * The GPU device nodes and driver views that an isolated process must not see, and the POSIX shell commands
+ * that mask them in a mount namespace of its own: each path that exists when the commands run (patterns are
+ * expanded there, so that a Slurm node masks its own devices) is covered, a folder by an empty read-only
+ * {@code tmpfs}, anything else (a device node) by a read-only {@code nodev} bind of itself, which no one, root
+ * included, can open. Nothing else in the file system changes. A mount that fails ends the commands with
+ * status {@value #FAILED}, after {@code mount}'s own message.
+ *
+ * @param patterns absolute paths, {@code *} allowed (shell patterns), in the order they are masked
+ * @param mount    util-linux {@code mount}
+ */
+public record DeviceMask(List<String> patterns, Path mount) {
+
+    /** Every GPU device node and driver view: NVIDIA's nodes and capability folder, AMD's KFD and every DRM node. */
+    public static final List<String> GPU = List.of("/dev/nvidia*", "/dev/kfd", "/dev/dri", "/proc/driver/nvidia",
+            "/sys/class/kfd", "/sys/devices/virtual/kfd");
+
+    /** The status of the mask commands when a path could not be masked. */
+    public static final int FAILED = 125;
+
+    private static final Pattern SAFE = Pattern.compile("/[A-Za-z0-9/_.*+-]*");
+
+    public DeviceMask {
+        patterns = List.copyOf(patterns);
+        Objects.requireNonNull(mount, "mount");
+        for (String p : patterns) {
+            if (!SAFE.matcher(p).matches()) {
+                throw new IllegalArgumentException("not a plain absolute path pattern: " + p);
+            }
+        }
+    }
+
+    /** {@link #GPU} masked with the system's {@code mount}; empty when there is no {@code mount}. */
+    public static java.util.Optional<DeviceMask> gpu(UtilLinux tools) {
+        return tools.mount().map(m -> new DeviceMask(GPU, m));
+    }
+
+    /** The patterns under {@code /proc}: what a step that mounts its own {@code /proc} must mask again. */
+    public DeviceMask procOnly() {
+        return new DeviceMask(patterns.stream().filter(p -> p.startsWith("/proc/")).toList(), mount);
+    }
+
+    /** The patterns outside {@code /proc}. */
+    public DeviceMask withoutProc() {
+        return new DeviceMask(patterns.stream().filter(p -> !p.startsWith("/proc/")).toList(), mount);
+    }
+
+    public boolean isEmpty() {
+        return patterns.isEmpty();
+    }
+
+    /** The shell commands, ending in {@code ;} (nothing when there are no patterns). */
+    public String commands() {
+        if (patterns.isEmpty()) {
+            return "";
+        }
+        String m = mount.toString();
+        return "for p in " + String.join(" ", patterns) + "; do"
+                + " if [ -d \"$p\" ]; then " + m + " -t tmpfs -o ro,nodev,nosuid,noexec,size=4k,mode=555"
+                + " archpool-masked \"$p\" || exit " + FAILED + ";"
+                + " elif [ -e \"$p\" ]; then " + m + " --bind -o ro,nodev \"$p\" \"$p\" || exit " + FAILED + ";"
+                + " fi; done; ";
+    }
+}

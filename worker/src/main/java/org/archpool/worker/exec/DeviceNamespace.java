@@ -1,0 +1,102 @@
+package org.archpool.worker.exec;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Starts a process (a worker JVM) in a mount namespace of its own in which the GPU devices are masked
+ * ({@link DeviceMask}); the rest of the file system is the same mounts, seen from a copy, and mounts made inside do
+ * not propagate out.
+ * <ul>
+ *   <li>As root: {@code unshare --mount --propagation slave -- /bin/sh -c 'MASK exec "$@"' archpool-isolated
+ *       ARGV...}.</li>
+ *   <li>As another user, whom the kernel lets mount only in a user namespace of its own: {@code unshare --user
+ *       --map-root-user --mount --propagation slave -- /bin/sh -c 'MASK exec unshare --user --map-user=UID
+ *       --map-group=GID -- "$@"' archpool-isolated ARGV...}. The masks are made as the namespace's root, then
+ *       the program runs in a second user namespace as the user again (UID inside and out, files it creates
+ *       are the user's), without any capability over the first: it cannot undo the masks, and a namespace it
+ *       makes itself gets them locked (the kernel's rule for mounts inherited from a more privileged
+ *       namespace).</li>
+ * </ul>
+ *
+ * @param unshare util-linux {@code unshare}
+ * @param shell   the POSIX shell that masks, then replaces itself by the program
+ * @param mask    what is masked
+ * @param mappedTo empty as root; else the user and group the program runs as
+ */
+public record DeviceNamespace(Path unshare, Path shell, DeviceMask mask, Optional<ProcessIds> mappedTo) {
+
+    /** How long the one trial start may take before the namespace counts as denied. */
+    static final long TRIAL_SECONDS = 10;
+
+    /** What {@link #detect} found: the namespace, or why there is none (one sentence). */
+    public record Detection(Optional<DeviceNamespace> namespace, String whyNot) {
+    }
+
+    /** The command line that runs {@code argv} with the devices masked; its exit status is the program's. */
+    public List<String> wrap(List<String> argv) {
+        List<String> wrapped = new ArrayList<>(argv.size() + 12);
+        wrapped.add(unshare.toString());
+        if (mappedTo.isPresent()) {
+            wrapped.add("--user");
+            wrapped.add("--map-root-user");
+        }
+        wrapped.addAll(List.of("--mount", "--propagation", "slave", "--", shell.toString(), "-c",
+                mask.commands() + "exec " + mappedTo.map(ids -> remap(unshare, ids) + " ").orElse("") + "\"$@\"",
+                "archpool-isolated"));
+        wrapped.addAll(argv);
+        return wrapped;
+    }
+
+    /** The command (shell text) that runs what follows as {@code ids} again, in a user namespace of its own. */
+    static String remap(Path unshare, ProcessIds ids) {
+        return unshare + " --user --map-user=" + ids.uid() + " --map-group=" + ids.gid() + " --";
+    }
+
+    /**
+     * The namespace for this process's user ({@code ids}), if one starts here: decided by running
+     * {@code sh -c 'exit 0'} through it, masks and all (a few milliseconds).
+     */
+    public static Detection detect(UtilLinux tools, ProcessIds ids, DeviceMask mask) {
+        if (tools.unshare().isEmpty() || tools.shell().isEmpty()) {
+            return new Detection(Optional.empty(), "util-linux unshare or /bin/sh is not installed");
+        }
+        DeviceNamespace ns = new DeviceNamespace(tools.unshare().get(), tools.shell().get(), mask,
+                ids.isRoot() ? Optional.empty() : Optional.of(ids));
+        List<String> argv = ns.wrap(List.of(tools.shell().get().toString(), "-c", "exit 0"));
+        try {
+            Process p = new ProcessBuilder(argv)
+                    .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()))
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                    .redirectErrorStream(false)
+                    .start();
+            if (!p.waitFor(TRIAL_SECONDS, TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+                return new Detection(Optional.empty(), "'" + String.join(" ", argv.subList(0, 3)) + " …' did not end within "
+                        + TRIAL_SECONDS + " s");
+            }
+            String said = firstLine(p.getErrorStream());
+            return p.exitValue() == 0 ? new Detection(Optional.of(ns), "")
+                    : new Detection(Optional.empty(), "'" + tools.unshare().get() + (ids.isRoot() ? " --mount" : " --user --mount")
+                    + "' failed" + (said.isEmpty() ? " (status " + p.exitValue() + ")" : ": " + said));
+        } catch (IOException e) {
+            return new Detection(Optional.empty(), "cannot run " + tools.unshare().get() + ": " + e.getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return new Detection(Optional.empty(), "interrupted while trying a mount namespace");
+        }
+    }
+
+    private static String firstLine(InputStream stderr) throws IOException {
+        byte[] bytes = stderr.readNBytes(400);
+        String text = new String(bytes, StandardCharsets.UTF_8).strip();
+        int nl = text.indexOf('\n');
+        return nl < 0 ? text : text.substring(0, nl);
+    }
+}
