@@ -26,10 +26,8 @@ public final class IsolationOptions {
     IsolateDevices isolateDevices = IsolateDevices.AUTO;
 
     /**
-     * The namespace each worker process starts in, or empty (the environment alone). As root it masks every
-     * path; as another user not {@code /proc/driver/nvidia}, which each step masks in its own {@code /proc}: a
-     * {@code /proc} with a mount over part of it cannot be mounted again in a user namespace, which each step's
-     * PID namespace needs.
+     * The namespace each worker process starts in ({@link DeviceNamespace#forWorkers}), or empty (the environment
+     * alone).
      *
      * @param note told the one line that says isolation fell back to the environment
      */
@@ -39,11 +37,11 @@ public final class IsolationOptions {
         }
         UtilLinux tools = UtilLinux.system();
         ProcessIds ids = ProcessIds.current();
-        Optional<DeviceMask> mask = DeviceMask.gpu(tools).map(m -> ids.isRoot() ? m : m.withoutProc());
+        Optional<DeviceMask> mask = DeviceMask.gpu(tools);
         if (mask.isEmpty()) {
             return fallBack("util-linux mount is not installed", note);
         }
-        DeviceNamespace.Detection found = DeviceNamespace.detect(tools, ids, mask.get());
+        DeviceNamespace.Detection found = DeviceNamespace.forWorkers(tools, ids, mask.get());
         return found.namespace().isPresent() ? found.namespace() : fallBack(found.whyNot(), note);
     }
 
@@ -59,8 +57,8 @@ public final class IsolationOptions {
         if (launcher.masksDevices()) {
             return new ThreadSteps(launcher, DeviceIsolation.NAMESPACE);
         }
-        fallBack("a step's PID and mount namespace with the devices masked did not start ("
-                + launcher.containment().name() + " was chosen)", note);
+        fallBack("neither a PID namespace nor a mount namespace with the devices masked starts for a step (steps"
+                + " are contained by " + launcher.containment().name() + ")", note);
         return new ThreadSteps(launcher, DeviceIsolation.ENVIRONMENT);
     }
 

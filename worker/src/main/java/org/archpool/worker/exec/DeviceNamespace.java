@@ -60,31 +60,61 @@ public record DeviceNamespace(Path unshare, Path shell, DeviceMask mask, Optiona
     }
 
     /**
-     * The namespace for this process's user ({@code ids}), if one starts here: decided by running
-     * {@code sh -c 'exit 0'} through it, masks and all (a few milliseconds).
+     * The namespace a worker process starts in, if one starts here. As root it masks every path. As another user
+     * it leaves {@code /proc} to the steps, which mask it in their own: the kernel does not let a user namespace
+     * mount a {@code /proc} of its own (as each step's PID namespace does) where a mount covers part of the one
+     * it sees; only where a step's namespace does not start inside the worker's anyway is {@code /proc} masked
+     * in the worker's namespace too (its steps then fall back to a session, {@link SessionContainment}).
      */
+    public static Detection forWorkers(UtilLinux tools, ProcessIds ids, DeviceMask mask) {
+        if (ids.isRoot() || tools.shell().isEmpty()) {
+            return detect(tools, ids, mask, exit0(tools));
+        }
+        Optional<PidNamespaceContainment> step = PidNamespaceContainment.of(tools, true);
+        if (step.isPresent()) {
+            Detection lean = detect(tools, ids, mask.withoutProc(), step.get().masking(mask.procOnly(), ids)
+                    .wrap(exit0(tools)));
+            if (lean.namespace().isPresent()) {
+                return lean;
+            }
+        }
+        return detect(tools, ids, mask, exit0(tools));
+    }
+
+    /** The namespace for this process's user ({@code ids}), if one starts here and {@code sh -c 'exit 0'} in it. */
     public static Detection detect(UtilLinux tools, ProcessIds ids, DeviceMask mask) {
+        return detect(tools, ids, mask, exit0(tools));
+    }
+
+    private static List<String> exit0(UtilLinux tools) {
+        return List.of(tools.shell().map(Path::toString).orElse("/bin/sh"), "-c", "exit 0");
+    }
+
+    /**
+     * The namespace for this process's user ({@code ids}), if one starts here: decided by running {@code trial}
+     * through it, masks and all (a few milliseconds), to status 0.
+     */
+    static Detection detect(UtilLinux tools, ProcessIds ids, DeviceMask mask, List<String> trial) {
         if (tools.unshare().isEmpty() || tools.shell().isEmpty()) {
             return new Detection(Optional.empty(), "util-linux unshare or /bin/sh is not installed");
         }
         DeviceNamespace ns = new DeviceNamespace(tools.unshare().get(), tools.shell().get(), mask,
                 ids.isRoot() ? Optional.empty() : Optional.of(ids));
-        List<String> argv = ns.wrap(List.of(tools.shell().get().toString(), "-c", "exit 0"));
+        List<String> argv = ns.wrap(trial);
+        String tried = "'" + tools.unshare().get() + (ids.isRoot() ? " --mount" : " --user --mount") + "'";
         try {
             Process p = new ProcessBuilder(argv)
                     .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()))
                     .redirectOutput(ProcessBuilder.Redirect.DISCARD)
-                    .redirectErrorStream(false)
                     .start();
             if (!p.waitFor(TRIAL_SECONDS, TimeUnit.SECONDS)) {
                 p.destroyForcibly();
-                return new Detection(Optional.empty(), "'" + String.join(" ", argv.subList(0, 3)) + " …' did not end within "
-                        + TRIAL_SECONDS + " s");
+                return new Detection(Optional.empty(), tried + " did not end within " + TRIAL_SECONDS + " s");
             }
             String said = firstLine(p.getErrorStream());
             return p.exitValue() == 0 ? new Detection(Optional.of(ns), "")
-                    : new Detection(Optional.empty(), "'" + tools.unshare().get() + (ids.isRoot() ? " --mount" : " --user --mount")
-                    + "' failed" + (said.isEmpty() ? " (status " + p.exitValue() + ")" : ": " + said));
+                    : new Detection(Optional.empty(), tried + " failed"
+                    + (said.isEmpty() ? " (status " + p.exitValue() + ")" : ": " + said));
         } catch (IOException e) {
             return new Detection(Optional.empty(), "cannot run " + tools.unshare().get() + ": " + e.getMessage());
         } catch (InterruptedException e) {

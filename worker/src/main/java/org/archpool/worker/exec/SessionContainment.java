@@ -14,17 +14,27 @@ import java.util.Optional;
  * <p>What escapes: a process that starts a session of its own ({@code setsid}, a daemon) and whose parent
  * has exited; and, when the worker is killed by SIGKILL, every process of the step but its main one (the
  * parent-death signal reaches only that one).
+ *
+ * <p>With {@code devices} (devices isolated where a PID namespace is denied but a mount namespace is not), the
+ * step starts in that mount namespace with the GPU devices masked ({@link DeviceNamespace}, which replaces
+ * itself by the step: the session's first process is still the step).
  */
-public record SessionContainment(Optional<Path> setsid, Optional<Path> setpriv) implements Containment {
+public record SessionContainment(Optional<Path> setsid, Optional<Path> setpriv, Optional<DeviceNamespace> devices)
+        implements Containment {
 
     /** The session strategy with whichever of {@code setsid} and {@code setpriv} the system has. */
     public static SessionContainment of(UtilLinux tools) {
-        return new SessionContainment(tools.setsid(), tools.setpriv());
+        return new SessionContainment(tools.setsid(), tools.setpriv(), Optional.empty());
+    }
+
+    /** The same, each step started in {@code devices}. */
+    public SessionContainment masking(DeviceNamespace devices) {
+        return new SessionContainment(setsid, setpriv, Optional.of(devices));
     }
 
     @Override
     public String name() {
-        return setsid.isPresent() ? "session" : "process tree";
+        return (setsid.isPresent() ? "session" : "process tree") + (devices.isPresent() ? ", devices masked" : "");
     }
 
     @Override
@@ -35,7 +45,7 @@ public record SessionContainment(Optional<Path> setsid, Optional<Path> setpriv) 
             wrapped.add("-w");
         });
         setpriv.ifPresent(p -> wrapped.addAll(ParentDeath.setprivArgs(p)));
-        wrapped.addAll(argv);
+        wrapped.addAll(devices.map(d -> d.wrap(argv)).orElse(argv));
         return wrapped;
     }
 

@@ -69,13 +69,15 @@ public final class StepLauncher {
 
     /** Whether steps are started with the GPU devices masked ({@link PidNamespaceContainment#mask()}). */
     public boolean masksDevices() {
-        return containment() instanceof PidNamespaceContainment ns && ns.mask().isPresent();
+        Containment c = containment();
+        return c instanceof PidNamespaceContainment ns ? ns.mask().isPresent()
+                : ((SessionContainment) c).devices().isPresent();
     }
 
     /**
      * As root, a PID namespace alone, else one inside a user namespace (also tried as root: a container may
      * deny the one and allow the other); the session strategy when neither starts. With a mask, each
-     * namespace is tried masked first.
+     * namespace is tried masked first, and the session strategy in a mount namespace with the mask.
      */
     static Containment detect(UtilLinux tools, ProcessIds ids, Optional<DeviceMask> mask) {
         List<Boolean> tries = ids.isRoot() ? List.of(false, true) : List.of(true);
@@ -94,7 +96,14 @@ public final class StepLauncher {
                 return ns.get();
             }
         }
-        return SessionContainment.of(tools);
+        SessionContainment session = SessionContainment.of(tools);
+        if (mask.isPresent() && !mask.get().isEmpty()) {
+            Optional<DeviceNamespace> devices = DeviceNamespace.detect(tools, ids, mask.get()).namespace();
+            if (devices.isPresent()) {
+                return session.masking(devices.get());
+            }
+        }
+        return session;
     }
 
     /** Whether {@code sh -c 'exit 0'} runs to status 0 through {@code containment}. */
