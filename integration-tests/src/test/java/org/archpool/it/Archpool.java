@@ -30,6 +30,7 @@ final class Archpool {
 
     private final Map<String, String> env = new HashMap<>(System.getenv());
     private Path workingDir = Path.of(".").toAbsolutePath();
+    private List<String> prefix = List.of();
 
     static Path home() {
         Path home = Path.of(System.getProperty("archpool.home", "../orchestrator/target/archpool")).toAbsolutePath().normalize();
@@ -51,8 +52,14 @@ final class Archpool {
         return this;
     }
 
+    /** Runs archpool as the last arguments of {@code prefix} (another user, a namespace of the test's own). */
+    Archpool under(List<String> prefix) {
+        this.prefix = List.copyOf(prefix);
+        return this;
+    }
+
     Run run(String... args) throws IOException, InterruptedException {
-        List<String> command = new ArrayList<>();
+        List<String> command = new ArrayList<>(prefix);
         command.add(home().resolve("bin/archpool").toString());
         command.addAll(List.of(args));
         Path out = Files.createTempFile("archpool-it", ".out");
