@@ -13,7 +13,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Invariants 3 and 4: whatever the coordinator's own visibility variables say, every worker and every process
- * a job starts sees all three set and empty, and the architecture arrives in every convention.
+ * a job starts sees all three set and empty (and
+ * {@code NVIDIA_VISIBLE_DEVICES=void}), and the architecture arrives in every convention.
  */
 class WorkerEnvironmentIT {
 
@@ -34,6 +35,7 @@ class WorkerEnvironmentIT {
         for (String v : List.of("CUDA_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES")) {
             assertThat(env).as(who + " has " + v + " set and empty").containsEntry(v, "");
         }
+        assertThat(env).as(who + " gives a container no GPU").containsEntry("NVIDIA_VISIBLE_DEVICES", "void");
     }
 
     private Path runJob(Path dir, String mode, String... archArgs) throws Exception {

@@ -4,6 +4,7 @@ import java.util.concurrent.Callable;
 import org.archpool.orchestrator.arch.GpuDevice;
 import org.archpool.orchestrator.arch.ProbeReport;
 import org.archpool.orchestrator.arch.Resolution;
+import org.archpool.orchestrator.pool.DeviceIsolation;
 import org.archpool.orchestrator.report.ReportWriter;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -13,7 +14,8 @@ import picocli.CommandLine.ParentCommand;
 /** {@code archpool arch}: what a build would target, and why. */
 @Command(name = "arch", mixinStandardHelpOptions = true,
         description = "Print the architecture a build would target and where it came from (flag, environment"
-                + " or detection), with every probe that ran.")
+                + " or detection), with every probe that ran, and how a build's workers would be kept from seeing a"
+                + " GPU (--isolate-devices).")
 public final class ArchCommand implements Callable<Integer> {
 
     @ParentCommand
@@ -53,6 +55,10 @@ public final class ArchCommand implements Callable<Integer> {
             context.out().println("probe:    " + String.join(" ", p.command()) + " -> " + p.status()
                     + (p.message() == null ? "" : " (" + p.message() + ")") + " [" + p.ms() + " ms]");
         }
+        DeviceIsolation isolation = new IsolationOptions().workerNamespace(note -> { }).isPresent()
+                ? DeviceIsolation.NAMESPACE : DeviceIsolation.ENVIRONMENT;
+        context.out().println("workers:  GPUs hidden by " + isolation.reportName() + " (--isolate-devices auto): "
+                + isolation.hides());
         return ExitCodes.OK;
     }
 }

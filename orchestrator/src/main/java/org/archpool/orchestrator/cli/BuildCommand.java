@@ -26,6 +26,7 @@ import org.archpool.orchestrator.verify.Verification;
 import org.archpool.orchestrator.verify.VerifyPolicy;
 import org.archpool.worker.JobRunner;
 import org.archpool.worker.exec.DeviceNamespace;
+import org.archpool.worker.exec.RemoteIsolation;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -123,8 +124,9 @@ public final class BuildCommand implements Callable<Integer> {
         if (launcherOptions.slurm()) {
             Duration start = poolOptions.workerStartTimeout(LauncherOptions.SLURM_START_TIMEOUT);
             SlurmConfig slurm = launcherOptions.slurmConfig(env, cpusPerTask);
+            Optional<RemoteIsolation> isolation = isolationOptions.remote();
             return workerLogs -> new SlurmWorkerLauncher(WorkerSpec.ofCurrentJvm(env, workerLogs, start, silence),
-                    slurm, new Scancel(slurm, tools));
+                    slurm, new Scancel(slurm, tools), isolation);
         }
         Duration start = poolOptions.workerStartTimeout(WorkerSpec.DEFAULT_HELLO_TIMEOUT);
         Optional<DeviceNamespace> isolation = isolationOptions.workerNamespace(note);

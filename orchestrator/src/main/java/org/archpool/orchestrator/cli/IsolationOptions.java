@@ -1,5 +1,6 @@
 package org.archpool.orchestrator.cli;
 
+import java.nio.file.Path;
 import java.util.Optional;
 import java.util.function.Consumer;
 import org.archpool.orchestrator.pool.DeviceIsolation;
@@ -7,6 +8,7 @@ import org.archpool.orchestrator.pool.IsolateDevices;
 import org.archpool.worker.exec.DeviceMask;
 import org.archpool.worker.exec.DeviceNamespace;
 import org.archpool.worker.exec.ProcessIds;
+import org.archpool.worker.exec.RemoteIsolation;
 import org.archpool.worker.exec.StepLauncher;
 import org.archpool.worker.exec.UtilLinux;
 import picocli.CommandLine.Option;
@@ -60,6 +62,20 @@ public final class IsolationOptions {
         fallBack("neither a PID namespace nor a mount namespace with the devices masked starts for a step (steps"
                 + " are contained by " + launcher.containment().name() + ")", note);
         return new ThreadSteps(launcher, DeviceIsolation.ENVIRONMENT);
+    }
+
+    /**
+     * The isolation each Slurm node applies to its worker (decided there, {@link RemoteIsolation}); empty under
+     * {@code off}.
+     */
+    Optional<RemoteIsolation> remote() {
+        if (isolateDevices == IsolateDevices.OFF) {
+            return Optional.empty();
+        }
+        UtilLinux tools = UtilLinux.system();
+        DeviceMask mask = DeviceMask.gpu(tools).orElse(new DeviceMask(DeviceMask.GPU, Path.of("mount")));
+        return Optional.of(new RemoteIsolation(tools, ProcessIds.current(), mask,
+                isolateDevices == IsolateDevices.ON));
     }
 
     /** A thread pool's step launcher and what it hides. */

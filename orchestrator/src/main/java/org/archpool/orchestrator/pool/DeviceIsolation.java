@@ -10,7 +10,7 @@ public enum DeviceIsolation {
      * Each worker process (in thread mode each step) runs in a mount namespace of its own in which the GPU
      * device nodes and driver views are masked, as well as under the hiding environment.
      */
-    NAMESPACE("namespace", "a mount namespace masks /dev/nvidia*, /dev/nvidia-caps, /dev/kfd, /dev/dri,"
+    NAMESPACE("namespace", "the visibility variables, and a mount namespace that masks /dev/nvidia*, /dev/nvidia-caps, /dev/kfd, /dev/dri,"
             + " /proc/driver/nvidia, /sys/class/kfd and /sys/devices/virtual/kfd, so nvidia-smi, NVML and"
             + " rocm_agent_enumerator find no GPU either"),
 

@@ -101,6 +101,29 @@ class DeviceNamespaceTest {
     }
 
     @Test
+    void onAnotherMachineTheNamespaceIsDecidedWhereTheWorkerStarts() throws Exception {
+        assertThat(run(new RemoteIsolation(tools, ROOT, mask, true).wrap(List.of("sh", "-c", probe()))))
+                .isEqualTo("0 0 4 0 0");
+        assertThat(run(asNobody(new RemoteIsolation(tools, NOBODY, mask, true).wrap(List.of("sh", "-c", probe())))))
+                .isEqualTo("0 0 4 0 65534");
+    }
+
+    @Test
+    void onAnotherMachineWithoutNamespacesAutoSaysSoAndOnRefuses() throws Exception {
+        UtilLinux denied = new UtilLinux(tools.setsid(), tools.setpriv(), Optional.of(Path.of("/bin/false")),
+                tools.mount(), tools.shell());
+        assertThat(run(new RemoteIsolation(denied, ROOT, mask, false).wrap(List.of("sh", "-c", probe()))))
+                .startsWith("archpool: note: GPU devices are hidden by the visibility variables alone on ")
+                .endsWith("\n4 4 4 1 0");
+        Process p = new ProcessBuilder(new RemoteIsolation(denied, ROOT, mask, true).wrap(List.of("sh", "-c", probe())))
+                .redirectErrorStream(true).start();
+        String said = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+        assertThat(p.waitFor()).isEqualTo(DeviceMask.FAILED);
+        assertThat(said).startsWith("archpool: --isolate-devices on: the worker cannot start in a mount namespace")
+                .contains("max_user_namespaces").doesNotContain("\n");
+    }
+
+    @Test
     void patternsAreOnlyPlainAbsolutePaths() {
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> new DeviceMask(List.of("/dev/x; rm -rf /"),
                 Path.of("/bin/mount"))).isInstanceOf(IllegalArgumentException.class);

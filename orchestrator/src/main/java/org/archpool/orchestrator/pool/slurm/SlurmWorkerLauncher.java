@@ -3,15 +3,20 @@ package org.archpool.orchestrator.pool.slurm;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import org.archpool.orchestrator.pool.DeviceIsolation;
 import org.archpool.orchestrator.pool.Worker;
 import org.archpool.orchestrator.pool.WorkerFailedException;
 import org.archpool.orchestrator.pool.WorkerFailure;
 import org.archpool.orchestrator.pool.WorkerHandshake;
 import org.archpool.orchestrator.pool.WorkerLauncher;
 import org.archpool.orchestrator.pool.WorkerSpec;
+import org.archpool.worker.WorkerMain;
+import org.archpool.worker.exec.RemoteIsolation;
 
 /**
  * {@code --launcher slurm}: each worker JVM is a Slurm step started by {@code srun} ({@link SrunCommand}), in
@@ -19,7 +24,8 @@ import org.archpool.orchestrator.pool.WorkerSpec;
  * {@code srun}'s stdin and stdout unchanged; the worker's stderr goes to {@code <id>.stderr.log} and
  * {@code srun}'s own messages to {@code <id>.srun.log}, both in the worker log folder. A worker that ends is
  * reported with what Slurm said ({@link SlurmStep}). Closing the launcher cancels every step it started that
- * is still there, including one still waiting in Slurm's queue for its start.
+ * is still there, including one still waiting in Slurm's queue for its start. With device isolation, the node
+ * masks the GPU devices for the worker where its kernel allows it ({@link RemoteIsolation}).
  */
 public final class SlurmWorkerLauncher implements WorkerLauncher {
 
@@ -28,17 +34,46 @@ public final class SlurmWorkerLauncher implements WorkerLauncher {
     private final StepCanceller canceller;
     private final WorkerHandshake handshake;
     private final Map<Process, SlurmStep> started = new ConcurrentHashMap<>();
+    private final Optional<RemoteIsolation> isolation;
 
     /**
      * @param spec      the worker JVM's command and environment; its java, class path and stderr folder must be
      *                  at the same paths on every node (a shared file system)
      * @param canceller cancels a worker's step by name ({@link Scancel})
+     * @param isolation the device isolation each worker's node applies where it can ({@code --isolate-devices})
      */
-    public SlurmWorkerLauncher(WorkerSpec spec, SlurmConfig config, StepCanceller canceller) {
+    public SlurmWorkerLauncher(WorkerSpec spec, SlurmConfig config, StepCanceller canceller,
+                               Optional<RemoteIsolation> isolation) {
         this.spec = spec;
         this.config = config;
         this.canceller = canceller;
+        this.isolation = isolation;
         this.handshake = new WorkerHandshake(spec.helloTimeout(), spec.silenceLimit());
+    }
+
+    /** Without device isolation. */
+    public SlurmWorkerLauncher(WorkerSpec spec, SlurmConfig config, StepCanceller canceller) {
+        this(spec, config, canceller, Optional.empty());
+    }
+
+    /**
+     * {@code namespace} only where every worker has it ({@code --isolate-devices on}): under {@code auto} each node
+     * decides for itself, and says on the worker's stderr when it could not.
+     */
+    @Override
+    public DeviceIsolation deviceIsolation() {
+        return isolation.filter(RemoteIsolation::required).isPresent() ? DeviceIsolation.NAMESPACE
+                : DeviceIsolation.ENVIRONMENT;
+    }
+
+    /** The worker's command line on its node: with isolation, its steps told to mask the driver's views too. */
+    private List<String> workerCommand(String workerId) {
+        if (isolation.isEmpty()) {
+            return spec.command(workerId);
+        }
+        List<String> command = new ArrayList<>(spec.command(workerId));
+        command.add(WorkerMain.MASK_DEVICES);
+        return isolation.get().wrap(command);
     }
 
     @Override
@@ -56,7 +91,7 @@ public final class SlurmWorkerLauncher implements WorkerLauncher {
         Path stderr = spec.stderrDir().resolve(workerId + ".stderr.log");
         Path srunLog = spec.stderrDir().resolve(workerId + ".srun.log");
         String name = config.stepName(workerId);
-        List<String> command = SrunCommand.argv(config, name, stderr, spec.command(workerId));
+        List<String> command = SrunCommand.argv(config, name, stderr, workerCommand(workerId));
         Process srun;
         SlurmStep step;
         try {

@@ -23,7 +23,8 @@ class SrunCommandTest {
 
     private static List<String> withWorker(List<String> srunPart) {
         List<String> all = new java.util.ArrayList<>(srunPart);
-        all.addAll(List.of("env", "CUDA_VISIBLE_DEVICES=", "ROCR_VISIBLE_DEVICES=", "HIP_VISIBLE_DEVICES="));
+        all.addAll(List.of("env", "CUDA_VISIBLE_DEVICES=", "ROCR_VISIBLE_DEVICES=", "HIP_VISIBLE_DEVICES=",
+                "NVIDIA_VISIBLE_DEVICES=void"));
         all.addAll(WORKER);
         return all;
     }
@@ -79,9 +80,9 @@ class SrunCommandTest {
     void theWorkerCommandIsPassedAsItIsAfterTheHiddenDevices() {
         List<String> argv = argv(config(null, null, List.of()));
         int env = argv.indexOf("env");
-        assertThat(argv.subList(env + 1, env + 4)).containsExactly("CUDA_VISIBLE_DEVICES=", "ROCR_VISIBLE_DEVICES=",
-                "HIP_VISIBLE_DEVICES=");
-        assertThat(argv.subList(env + 4, argv.size())).isEqualTo(WORKER);
+        assertThat(argv.subList(env + 1, env + 5)).containsExactly("CUDA_VISIBLE_DEVICES=", "ROCR_VISIBLE_DEVICES=",
+                "HIP_VISIBLE_DEVICES=", "NVIDIA_VISIBLE_DEVICES=void");
+        assertThat(argv.subList(env + 5, argv.size())).isEqualTo(WORKER);
         assertThat(argv).containsOnlyOnce("env");
     }
 }
