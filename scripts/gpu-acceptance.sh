@@ -9,7 +9,10 @@
 #     compute processes, sampled throughout, never shows anything but that parent;
 #  6. with CUDA_VISIBLE_DEVICES set to the GPU's UUID, resolution follows it; with an invalid value it
 #     fails clearly (exit code 3, no stack trace);
-#  7. archpool's fat-binary reader agrees with `cuobjdump --list-elf` on every built artifact.
+#  7. archpool's fat-binary reader agrees with `cuobjdump --list-elf` on every built artifact;
+#  8. with --isolate-devices on, while a parent runs a kernel, jobs that run `nvidia-smi -L`, open
+#     /dev/nvidia0 and call the CUDA runtime with CUDA_VISIBLE_DEVICES=0 set by themselves all fail inside
+#     the workers (masked device nodes and driver views), and the parent's kernel runs on.
 # It prints a result table and the timings (probe, worker start, quickstart at -j16), and exits non-zero
 # on any failed check. Needs python3 (to read JSON) and cuobjdump besides the above.
 # Usage: scripts/gpu-acceptance.sh [OUTPUT_DIR]   (from a built distribution: orchestrator/target/archpool)
@@ -127,6 +130,23 @@ for f in $(json "$out/build-report.json" "'\\n'.join(a['path'] for j in d['jobs'
 done
 check "archpool inspect agrees with cuobjdump --list-elf on $agree of $total artifacts ($withcode with device code)" \
   "[ $withcode -gt 0 ] && [ $agree -eq $total ]"
+
+# 8. device isolation: what ignores the visibility variables still finds no GPU inside a worker
+"$work/busy" "$work/stop8" & busy8_pid=$!
+cat > "$work/isolated.json" <<JSON
+{"version":1,"jobs":[
+ {"id":"smi","kind":"command","argv":["nvidia-smi","-L"]},
+ {"id":"open","kind":"command","argv":["sh","-c","exec 3< /dev/nvidia0 && echo opened /dev/nvidia0"]},
+ {"id":"cudart","kind":"command","argv":["env","CUDA_VISIBLE_DEVICES=0","NVIDIA_VISIBLE_DEVICES=all","$work/busy","/"]}
+]}
+JSON
+"$archpool" build "$work/isolated.json" -j3 -k --no-toolchain-check --verify off --isolate-devices on \
+  --report "$out/isolated-report.json" > "$out/isolated.txt" 2>&1
+cat "$work"/.archpool/logs/{smi,open,cudart}.log > "$out/isolated-logs.txt" 2>/dev/null
+touch "$work/stop8"; wait "$busy8_pid"; busy8_rc=$?
+isolated=$(json "$out/isolated-report.json" "d['pool']['deviceIsolation'] + ' ' + ' '.join(j['outcome'] for j in d['jobs'])" 2>/dev/null)
+check "isolated workers: nvidia-smi -L, opening /dev/nvidia0 and the CUDA runtime all fail while the parent's kernel runs ($isolated)" \
+  "[ '$isolated' = 'namespace failed failed failed' ] && ! grep -q '^GPU 0:' '$out/isolated-logs.txt' && ! grep -q 'opened /dev/nvidia0' '$out/isolated-logs.txt' && [ $busy8_rc -eq 0 ]"
 
 probe_ms=$(json "$out/arch.json" "', '.join(p['tool'] + ' ' + str(p['ms']) + ' ms' for p in d['probes'])")
 worker_start=$(json "$out/build-report.json" "sorted(e['atMs'] for e in d['pool']['workerEvents'] if e['event'] == 'started')")
