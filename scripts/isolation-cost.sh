@@ -4,7 +4,8 @@
 # with a DeviceMask):
 #   worker start: `true` against `unshare [--user --map-root-user] --mount --propagation slave -- /bin/sh -c
 #                 'MASKS exec [unshare --user --map-user=UID --map-group=GID --] "$@"' archpool-isolated true`
-#                 (the JVM is started by the same exec, so this is all it adds to a worker's start);
+#                 (the JVM is started by the same exec, so this is all it adds to a worker's start), MASKS
+#                 being one `mount -a -T FSTAB` (local workers) or one `mount` per path (Slurm nodes, steps);
 #   step:         the step wrapper without masks against the one that masks /proc/driver/nvidia again after
 #                 --mount-proc (as another user also mapping root, then the user again).
 # The masks cover what exists here of /dev/nvidia*, /dev/kfd, /dev/dri, /proc/driver/nvidia, /sys/class/kfd and
@@ -34,7 +35,19 @@ else
     step_masked_user="--user --map-root-user"
     all=$(masks '/dev/nvidia* /dev/kfd /dev/dri /sys/class/kfd /sys/devices/virtual/kfd')
 fi
+fstab=$(mktemp)
+trap 'rm -f "$fstab"' EXIT
+for p in /dev/nvidia* /dev/kfd /dev/dri /proc/driver/nvidia /sys/class/kfd /sys/devices/virtual/kfd; do
+    if [ "$uid" -ne 0 ] && [ "$p" = /proc/driver/nvidia ]; then continue; fi
+    if [ -d "$p" ]; then echo "archpool-masked $p tmpfs ro,nodev,nosuid,noexec,size=4k,mode=555 0 0"
+    elif [ -e "$p" ]; then echo "$p $p none bind,ro,nodev 0 0"; fi
+done > "$fstab"
 bare_worker() { /bin/true; }
+listed_worker() { # what a local worker runs: the masks listed in workers/device-masks.fstab, one mount -a
+    # shellcheck disable=SC2086
+    unshare $ns_user --mount --propagation slave -- /bin/sh -c "mount -a -T $fstab || exit 125; exec $remap \"\$@\"" \
+        archpool-isolated /bin/true
+}
 isolated_worker() {
     # shellcheck disable=SC2086
     unshare $ns_user --mount --propagation slave -- /bin/sh -c "${all}exec $remap \"\$@\"" archpool-isolated /bin/true
@@ -62,7 +75,13 @@ time_pair() { # $1 $2: functions; prints "ms_a ms_b"
 }
 masked=$(for p in /dev/nvidia* /dev/kfd /dev/dri /proc/driver/nvidia /sys/class/kfd /sys/devices/virtual/kfd; do
     [ -e "$p" ] && echo "$p"; done | wc -l)
+set -- $(time_pair bare_worker listed_worker)
+echo "$n starts each, uid $uid, $masked paths masked: worker start $1 ms bare, $2 ms isolated (one mount -a): $3 ms more"
 set -- $(time_pair bare_worker isolated_worker)
-echo "$n starts each, uid $uid, $masked paths masked: worker start $1 ms bare, $2 ms isolated: $3 ms more"
-set -- $(time_pair step masked_step)
-echo "$n steps each, uid $uid: step $1 ms, with /proc masked again $2 ms: $3 ms more"
+echo "$n starts each, uid $uid, $masked paths masked: worker start $1 ms bare, $2 ms isolated (one mount per path, as on a Slurm node): $3 ms more"
+if step 2>/dev/null && masked_step 2>/dev/null; then
+    set -- $(time_pair step masked_step)
+    echo "$n steps each, uid $uid: step $1 ms, with /proc masked again $2 ms: $3 ms more"
+else
+    echo "steps: no PID namespace starts here for uid $uid (a /proc partly covered by a mount), nothing to time"
+fi

@@ -1,6 +1,12 @@
 package org.archpool.worker.exec;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.regex.Pattern;
@@ -54,6 +60,60 @@ public record DeviceMask(List<String> patterns, Path mount) {
 
     public boolean isEmpty() {
         return patterns.isEmpty();
+    }
+
+    /**
+     * The paths that the patterns name here now, in order (a pattern's {@code *} may stand in its last name
+     * only, as in {@link #GPU}).
+     */
+    public List<Path> present() {
+        List<Path> found = new ArrayList<>();
+        for (String pattern : patterns) {
+            Path path = Path.of(pattern);
+            String name = path.getFileName().toString();
+            if (!name.contains("*")) {
+                if (Files.exists(path)) {
+                    found.add(path);
+                }
+                continue;
+            }
+            try (DirectoryStream<Path> entries = Files.newDirectoryStream(path.getParent(), name)) {
+                List<Path> matched = new ArrayList<>();
+                entries.forEach(matched::add);
+                matched.stream().filter(Files::exists).sorted().forEach(found::add);
+            } catch (NoSuchFileException e) {
+                // no such folder: nothing to mask there
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot list " + path.getParent() + " for the devices to mask", e);
+            }
+        }
+        return found;
+    }
+
+    /**
+     * An fstab that masks {@link #present()} as {@link #commands()} would, for one {@code mount -a -T FILE}
+     * ({@link #commandsListedIn}): one {@code mount} process instead of one per path, which is most of what
+     * masking costs.
+     */
+    public String fstab() {
+        StringBuilder table = new StringBuilder();
+        for (Path p : present()) {
+            String at = fstabField(p.toString());
+            table.append(Files.isDirectory(p)
+                    ? "archpool-masked " + at + " tmpfs ro,nodev,nosuid,noexec,size=4k,mode=555 0 0\n"
+                    : at + " " + at + " none bind,ro,nodev 0 0\n");
+        }
+        return table.toString();
+    }
+
+    /** The shell command that mounts what {@code fstab} (written from {@link #fstab()}) lists, ending in {@code ;}. */
+    public String commandsListedIn(Path fstab) {
+        return mount + " -a -T '" + fstab.toString().replace("'", "'\\''") + "' || exit " + FAILED + "; ";
+    }
+
+    /** fstab's escapes: space, tab, newline and backslash as octal. */
+    private static String fstabField(String s) {
+        return s.replace("\\", "\\134").replace(" ", "\\040").replace("\t", "\\011").replace("\n", "\\012");
     }
 
     /** The shell commands, ending in {@code ;} (nothing when there are no patterns). */

@@ -3,7 +3,9 @@ package org.archpool.worker.exec;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -29,8 +31,26 @@ import java.util.concurrent.TimeUnit;
  * @param shell   the POSIX shell that masks, then replaces itself by the program
  * @param mask    what is masked
  * @param mappedTo empty as root; else the user and group the program runs as
+ * @param fstab    where {@code mask}'s {@link DeviceMask#fstab()} is written, so that one {@code mount -a} masks
+ *                 every path ({@link #listedIn}); empty: one {@code mount} per path, expanded by the shell
  */
-public record DeviceNamespace(Path unshare, Path shell, DeviceMask mask, Optional<ProcessIds> mappedTo) {
+public record DeviceNamespace(Path unshare, Path shell, DeviceMask mask, Optional<ProcessIds> mappedTo,
+                              Optional<Path> fstab) {
+
+    public DeviceNamespace(Path unshare, Path shell, DeviceMask mask, Optional<ProcessIds> mappedTo) {
+        this(unshare, shell, mask, mappedTo, Optional.empty());
+    }
+
+    /**
+     * The same, masking with one {@code mount -a -T fstab}: writes the paths present now into {@code fstab}
+     * (replacing it), which must stay while processes start in the namespace.
+     */
+    public DeviceNamespace listedIn(Path fstab) throws IOException {
+        Path temp = fstab.resolveSibling(fstab.getFileName() + ".tmp");
+        Files.writeString(temp, mask.fstab());
+        Files.move(temp, fstab, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        return new DeviceNamespace(unshare, shell, mask, mappedTo, Optional.of(fstab));
+    }
 
     /** How long the one trial start may take before the namespace counts as denied. */
     static final long TRIAL_SECONDS = 10;
@@ -48,7 +68,7 @@ public record DeviceNamespace(Path unshare, Path shell, DeviceMask mask, Optiona
             wrapped.add("--map-root-user");
         }
         wrapped.addAll(List.of("--mount", "--propagation", "slave", "--", shell.toString(), "-c",
-                mask.commands() + "exec " + mappedTo.map(ids -> remap(unshare, ids) + " ").orElse("") + "\"$@\"",
+                fstab.map(mask::commandsListedIn).orElseGet(mask::commands) + "exec " + mappedTo.map(ids -> remap(unshare, ids) + " ").orElse("") + "\"$@\"",
                 "archpool-isolated"));
         wrapped.addAll(argv);
         return wrapped;

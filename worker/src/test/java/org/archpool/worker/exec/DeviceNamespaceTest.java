@@ -69,6 +69,21 @@ class DeviceNamespaceTest {
     }
 
     @Test
+    void listedInAnFstabEveryPathIsMaskedByOneMount() throws Exception {
+        Path fstab = dir.resolve("masks.fstab");
+        DeviceNamespace ns = DeviceNamespace.detect(tools, ROOT, mask).namespace().orElseThrow().listedIn(fstab);
+        assertThat(Files.readAllLines(fstab)).containsExactly(
+                device + " " + device + " none bind,ro,nodev 0 0",
+                dir.resolve("nvidiactl") + " " + dir.resolve("nvidiactl") + " none bind,ro,nodev 0 0",
+                "archpool-masked " + dir.resolve("kfd") + " tmpfs ro,nodev,nosuid,noexec,size=4k,mode=555 0 0");
+        assertThat(ns.wrap(List.of("true")).get(5 + 2)).as("one mount").startsWith(tools.mount().orElseThrow() + " -a -T ");
+        assertThat(run(ns.wrap(List.of("sh", "-c", probe())))).isEqualTo("0 0 4 0 0");
+        DeviceNamespace asNobody = new DeviceNamespace(tools.unshare().orElseThrow(), tools.shell().orElseThrow(), mask,
+                Optional.of(NOBODY)).listedIn(fstab);
+        assertThat(run(asNobody(asNobody.wrap(List.of("sh", "-c", probe()))))).isEqualTo("0 0 4 0 65534");
+    }
+
+    @Test
     void anotherUserRunsAsThemselvesCannotOpenOrUnmaskAndKeepsTheirFiles() throws Exception {
         DeviceNamespace ns = new DeviceNamespace(tools.unshare().orElseThrow(), tools.shell().orElseThrow(), mask,
                 Optional.of(NOBODY));
