@@ -45,7 +45,8 @@ done > "$fstab"
 bare_worker() { /bin/true; }
 listed_worker() { # what a local worker runs: the masks listed in workers/device-masks.fstab, one mount -a
     # shellcheck disable=SC2086
-    unshare $ns_user --mount --propagation slave -- /bin/sh -c "mount -a -T $fstab || exit 125; exec $remap \"\$@\"" \
+    [ -s "$fstab" ] && listed="mount -a -T $fstab || exit 125; " || listed="$all" # none present: archpool keeps the loop
+    unshare $ns_user --mount --propagation slave -- /bin/sh -c "${listed}exec $remap \"\$@\"" \
         archpool-isolated /bin/true
 }
 isolated_worker() {

@@ -43,13 +43,16 @@ public record DeviceNamespace(Path unshare, Path shell, DeviceMask mask, Optiona
 
     /**
      * The same, masking with one {@code mount -a -T fstab}: writes the paths present now into {@code fstab}
-     * (replacing it), which must stay while processes start in the namespace.
+     * (replacing it), which must stay while processes start in the namespace. Where none is present (a machine
+     * without GPUs) the file is empty and the namespace is this one: the shell's tests then cost nothing, a
+     * {@code mount} would.
      */
     public DeviceNamespace listedIn(Path fstab) throws IOException {
+        String table = mask.fstab();
         Path temp = fstab.resolveSibling(fstab.getFileName() + ".tmp");
-        Files.writeString(temp, mask.fstab());
+        Files.writeString(temp, table);
         Files.move(temp, fstab, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-        return new DeviceNamespace(unshare, shell, mask, mappedTo, Optional.of(fstab));
+        return table.isEmpty() ? this : new DeviceNamespace(unshare, shell, mask, mappedTo, Optional.of(fstab));
     }
 
     /** How long the one trial start may take before the namespace counts as denied. */
