@@ -141,6 +141,18 @@ class DeviceIsolationIT {
         assertThat(run.stderr()).doesNotContain("note:");
     }
 
+    @Test
+    void archSaysWhatABuildHereWouldGet() throws Exception {
+        Archpool.Run masked = new Archpool().in(dir).under(standIns()).run("arch", "--arch", "90");
+        assertThat(masked.exitCode()).as(masked.toString()).isZero();
+        assertThat(masked.stdout().strip().lines().reduce((a, b) -> b).orElseThrow())
+                .startsWith("workers:  GPUs hidden by namespace (--isolate-devices auto): ").contains("/dev/nvidia*");
+        Archpool.Run plain = new Archpool().in(dir).under(noMountNamespaces()).run("arch", "--arch", "90");
+        assertThat(plain.stdout().strip().lines().reduce((a, b) -> b).orElseThrow())
+                .startsWith("workers:  GPUs hidden by environment (--isolate-devices auto): ")
+                .contains("nvidia-smi, NVML and rocm_agent_enumerator ignore them");
+    }
+
     /** Mount namespaces denied without touching the machine: their limit set to 0 in a user namespace of the test's. */
     private static List<String> noMountNamespaces() {
         return List.of("unshare", "--user", "--map-root-user", "--", "sh", "-c",
