@@ -5,7 +5,8 @@
 #   worker start: `true` against `unshare [--user --map-root-user] --mount --propagation slave -- /bin/sh -c
 #                 'MASKS exec [unshare --user --map-user=UID --map-group=GID --] "$@"' archpool-isolated true`
 #                 (the JVM is started by the same exec, so this is all it adds to a worker's start), MASKS
-#                 being one `mount -a -T FSTAB` (local workers) or one `mount` per path (Slurm nodes, steps);
+#                 being one `mount -a -T FSTAB` over the table archpool wrote (local workers) or over one the
+#                 shell writes with mktemp, then removes (Slurm nodes, steps);
 #   step:         the step wrapper without masks against the one that masks /proc/driver/nvidia again after
 #                 --mount-proc (as another user also mapping root, then the user again).
 # The masks cover what exists here of /dev/nvidia*, /dev/kfd, /dev/dri, /proc/driver/nvidia, /sys/class/kfd and
@@ -16,13 +17,17 @@ n=${1:-200}
 uid=$(id -u)
 gid=$(id -g)
 reaper='exec 3>&2 2>/dev/null; (exec "$@" 2>&3 3>&-); exit $?'
-masks() {
-    printf '%s' "for p in $1; do if [ -d \"\$p\" ]; then mount -t tmpfs -o ro,nodev,nosuid,noexec,size=4k,mode=555"
-    printf '%s' " archpool-masked \"\$p\" || exit 125; elif [ -e \"\$p\" ]; then mount --bind -o ro,nodev \"\$p\" \"\$p\""
-    printf '%s' " || exit 125; fi; done; "
+masks() { # DeviceMask.commands(): the shell lists what exists in an fstab for one mount -a
+    printf '%s' "t=; for p in $1; do if [ -d \"\$p\" ]; then t=\"\${t}archpool-masked \$p tmpfs"
+    printf '%s' " ro,nodev,nosuid,noexec,size=4k,mode=555 0 0
+\"; elif [ -e \"\$p\" ]; then t=\"\${t}\$p \$p none bind,ro,nodev 0 0
+\"; fi; done; if [ -n \"\$t\" ]; then f=\$(mktemp \"\${TMPDIR:-/tmp}/.archpool-masks.XXXXXX\") || exit 125;"
+    printf '%s' " printf '%s' \"\$t\" > \"\$f\" || exit 125; mount -a -T \"\$f\"; s=\$?; rm -f \"\$f\";"
+    printf '%s' " [ \"\$s\" -eq 0 ] || exit 125; fi; "
 }
 all=$(masks '/dev/nvidia* /dev/kfd /dev/dri /proc/driver/nvidia /sys/class/kfd /sys/devices/virtual/kfd')
-proc=$(masks '/proc/driver/nvidia')
+p=/proc/driver/nvidia # one path: mounted directly
+proc="if [ -d $p ]; then mount -t tmpfs -o ro,nodev,nosuid,noexec,size=4k,mode=555 archpool-masked $p || exit 125; fi; "
 if [ "$uid" -eq 0 ]; then
     ns_user=
     remap=
@@ -79,7 +84,7 @@ masked=$(for p in /dev/nvidia* /dev/kfd /dev/dri /proc/driver/nvidia /sys/class/
 set -- $(time_pair bare_worker listed_worker)
 echo "$n starts each, uid $uid, $masked paths masked: worker start $1 ms bare, $2 ms isolated (one mount -a): $3 ms more"
 set -- $(time_pair bare_worker isolated_worker)
-echo "$n starts each, uid $uid, $masked paths masked: worker start $1 ms bare, $2 ms isolated (one mount per path, as on a Slurm node): $3 ms more"
+echo "$n starts each, uid $uid, $masked paths masked: worker start $1 ms bare, $2 ms isolated (the shell lists them: Slurm nodes, thread-mode steps): $3 ms more"
 if step 2>/dev/null && masked_step 2>/dev/null; then
     set -- $(time_pair step masked_step)
     echo "$n steps each, uid $uid: step $1 ms, with /proc masked again $2 ms: $3 ms more"

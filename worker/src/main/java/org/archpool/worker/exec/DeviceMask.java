@@ -116,16 +116,32 @@ public record DeviceMask(List<String> patterns, Path mount) {
         return s.replace("\\", "\\134").replace(" ", "\\040").replace("\t", "\\011").replace("\n", "\\012");
     }
 
-    /** The shell commands, ending in {@code ;} (nothing when there are no patterns). */
+    /**
+     * The shell commands, ending in {@code ;} (nothing when there are no patterns): the shell expands the
+     * patterns and lists what exists in an fstab, a new file in {@code $TMPDIR} (else {@code /tmp}), which one
+     * {@code mount -a} mounts and which is then removed: three processes ({@code mktemp}, {@code mount},
+     * {@code rm}) however many paths, none when nothing is there. A path with white space or a backslash in its name, which an fstab line cannot hold as it is,
+     * fails the commands, as does a table that cannot be written. One path alone ({@code /proc/driver/nvidia}
+     * in a step) is mounted directly: one process where it exists.
+     */
     public String commands() {
         if (patterns.isEmpty()) {
             return "";
         }
         String m = mount.toString();
-        return "for p in " + String.join(" ", patterns) + "; do"
-                + " if [ -d \"$p\" ]; then " + m + " -t tmpfs -o ro,nodev,nosuid,noexec,size=4k,mode=555"
-                + " archpool-masked \"$p\" || exit " + FAILED + ";"
-                + " elif [ -e \"$p\" ]; then " + m + " --bind -o ro,nodev \"$p\" \"$p\" || exit " + FAILED + ";"
-                + " fi; done; ";
+        if (patterns.size() == 1 && !patterns.get(0).contains("*")) {
+            String p = patterns.get(0);
+            return "if [ -d " + p + " ]; then " + m + " -t tmpfs -o ro,nodev,nosuid,noexec,size=4k,mode=555"
+                    + " archpool-masked " + p + " || exit " + FAILED + "; elif [ -e " + p + " ]; then " + m
+                    + " --bind -o ro,nodev " + p + " " + p + " || exit " + FAILED + "; fi; ";
+        }
+        return "t=; for p in " + String.join(" ", patterns) + "; do"
+                + " case $p in *[[:space:]\\\\]*) echo \"archpool: cannot mask $p (a name with white space)\" >&2;"
+                + " exit " + FAILED + ";; esac;"
+                + " if [ -d \"$p\" ]; then t=\"${t}archpool-masked $p tmpfs ro,nodev,nosuid,noexec,size=4k,mode=555 0 0\n\";"
+                + " elif [ -e \"$p\" ]; then t=\"${t}$p $p none bind,ro,nodev 0 0\n\"; fi; done;"
+                + " if [ -n \"$t\" ]; then f=$(mktemp \"${TMPDIR:-/tmp}/.archpool-masks.XXXXXX\") || exit " + FAILED + ";"
+                + " printf '%s' \"$t\" > \"$f\" || exit " + FAILED + "; " + m + " -a -T \"$f\"; s=$?; rm -f \"$f\";"
+                + " [ \"$s\" -eq 0 ] || exit " + FAILED + "; fi; ";
     }
 }

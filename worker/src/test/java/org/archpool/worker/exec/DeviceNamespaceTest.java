@@ -139,6 +139,14 @@ class DeviceNamespaceTest {
     }
 
     @Test
+    void aPathAnFstabCannotHoldIsNotLeftUnmasked() throws Exception {
+        run(List.of("mknod", "-m", "666", dir.resolve("nvidia 1").toString(), "c", "1", "5"));
+        DeviceNamespace.Detection d = DeviceNamespace.detect(tools, ROOT, mask);
+        assertThat(d.namespace()).isEmpty();
+        assertThat(d.whyNot()).contains("archpool: cannot mask " + dir.resolve("nvidia 1"));
+    }
+
+    @Test
     void patternsAreOnlyPlainAbsolutePaths() {
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> new DeviceMask(List.of("/dev/x; rm -rf /"),
                 Path.of("/bin/mount"))).isInstanceOf(IllegalArgumentException.class);
