@@ -122,6 +122,24 @@ class SlurmIT {
     }
 
     @Test
+    void eachNodeStartsItsWorkerWithTheDevicesMaskedWhereItCan(@TempDir Path dir) throws Exception {
+        Archpool.manifest(dir, "{\"version\":1,\"jobs\":[" + commandJob("m",
+                "echo NVIDIA_VISIBLE_DEVICES=$NVIDIA_VISIBLE_DEVICES > m.env") + "]}");
+        for (String isolation : List.of("on", "auto")) {
+            Path report = dir.resolve(isolation + ".json");
+            Archpool.Run run = new Archpool().in(dir).run("build", "archpool.json", "--arch", "90", "-j1",
+                    "--launcher", "slurm", "--isolate-devices", isolation, "--report", report.toString());
+            assertThat(run.exitCode()).as(run.toString()).isZero();
+            assertThat(Archpool.json(report).path("pool").path("deviceIsolation").asText())
+                    .as("namespace is claimed only where every worker must have it")
+                    .isEqualTo(isolation.equals("on") ? "namespace" : "environment");
+            assertThat(Files.readString(dir.resolve("m.env")).strip()).isEqualTo("NVIDIA_VISIBLE_DEVICES=void");
+            assertThat(Files.readString(dir.resolve(".archpool/logs/workers/w1.stderr.log")))
+                    .as("this node allows the namespace").doesNotContain("archpool: note:");
+        }
+    }
+
+    @Test
     void inAnAllocationEveryWorkerIsAStepOfIt(@TempDir Path dir) throws Exception {
         Archpool.manifest(dir, "{\"version\":1,\"jobs\":[" + commandJob("a", workerPlace(dir, "a") + " > a.place; sleep 1")
                 + "," + commandJob("b", workerPlace(dir, "b") + " > b.place; sleep 1") + "]}");
