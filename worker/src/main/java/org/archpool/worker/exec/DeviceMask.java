@@ -9,15 +9,17 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.regex.Pattern;
 
 /**
- * The GPU device nodes and driver views that an isolated process must not see, and the POSIX shell commands
- * that mask them in a mount namespace of its own: each path that exists when the commands run (patterns are
- * expanded there, so that a Slurm node masks its own devices) is covered, a folder by an empty read-only
- * {@code tmpfs}, anything else (a device node) by a read-only {@code nodev} bind of itself, which no one, root
- * included, can open. Nothing else in the file system changes. A mount that fails ends the commands with
- * status {@value #FAILED}, after {@code mount}'s own message.
+ * The GPU device nodes and driver views that an isolated process must not see, and how to mask them in a
+ * mount namespace of its own: each path that exists is covered, a folder by an empty read-only {@code tmpfs},
+ * anything else (a device node) by a read-only {@code nodev} bind of itself, which no one, root included, can
+ * open. Nothing else in the file system changes. Either the shell expands the patterns where the commands run
+ * ({@link #commands()}: a Slurm node masks its own devices), or this machine's paths are listed once in an fstab
+ * ({@link #fstab()}, {@link #commandsListedIn}); one {@code mount -a} masks them all. A mount that fails ends
+ * the commands with status {@value #FAILED}, after {@code mount}'s own message.
  *
  * @param patterns absolute paths, {@code *} allowed (shell patterns), in the order they are masked
  * @param mount    util-linux {@code mount}
@@ -44,7 +46,7 @@ public record DeviceMask(List<String> patterns, Path mount) {
     }
 
     /** {@link #GPU} masked with the system's {@code mount}; empty when there is no {@code mount}. */
-    public static java.util.Optional<DeviceMask> gpu(UtilLinux tools) {
+    public static Optional<DeviceMask> gpu(UtilLinux tools) {
         return tools.mount().map(m -> new DeviceMask(GPU, m));
     }
 
