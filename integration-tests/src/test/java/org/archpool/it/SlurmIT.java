@@ -188,7 +188,7 @@ class SlurmIT {
         assertThat(worker).as("and the worker JVM still sees none").contains("CUDA_VISIBLE_DEVICES=",
                 "ROCR_VISIBLE_DEVICES=", "HIP_VISIBLE_DEVICES=");
         assertThat(Files.readAllLines(dir.resolve("job.env"))).containsExactlyInAnyOrder("CUDA_VISIBLE_DEVICES=",
-                "ROCR_VISIBLE_DEVICES=", "HIP_VISIBLE_DEVICES=");
+                "ROCR_VISIBLE_DEVICES=", "HIP_VISIBLE_DEVICES=", "NVIDIA_VISIBLE_DEVICES=void");
     }
 
     @Test

@@ -10,7 +10,8 @@ import org.archpool.protocol.UserLocale;
  * The whole environment of every process of a job: the worker's own, with the user's locale given back in place
  * of the JVM's UTF-8 one ({@link UserLocale}: {@code LANG}, {@code LC_ALL}, {@code LC_*} exactly as the user had
  * them, unset ones unset), then the step's variables as the coordinator planned them (the job's own, then the
- * architecture conventions), then every device-visibility variable set to empty. The hidden devices come last,
+ * architecture conventions), then every device-visibility variable set to empty ({@code NVIDIA_VISIBLE_DEVICES}
+ * to {@code void}, {@link HiddenDevices}). The hidden devices come last,
  * so that nothing a job or a request says can make a device visible.
  *
  * <p>A step's processes must not inherit the JVM's locale: {@link #replacing} says, for a process launcher that adds

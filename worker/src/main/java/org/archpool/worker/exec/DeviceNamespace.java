@@ -6,6 +6,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -50,7 +51,8 @@ public record DeviceNamespace(Path unshare, Path shell, DeviceMask mask, Optiona
     public DeviceNamespace listedIn(Path fstab) throws IOException {
         String table = mask.fstab();
         Path temp = fstab.resolveSibling(fstab.getFileName() + ".tmp");
-        Files.writeString(temp, table);
+        Files.deleteIfExists(temp); // a leftover, or a link: never written through
+        Files.writeString(temp, table, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
         Files.move(temp, fstab, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
         return table.isEmpty() ? this : new DeviceNamespace(unshare, shell, mask, mappedTo, Optional.of(fstab));
     }
