@@ -1,7 +1,10 @@
 package org.archpool.orchestrator.service;
 
+import java.io.FilterOutputStream;
+import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.io.PrintStream;
 import java.time.Clock;
 import java.time.Duration;
 
@@ -16,11 +19,34 @@ public final class StdioTransport implements Transport {
     private final Clock clock;
     private volatile ConnectionWriter writer;
 
-    /** @param out the process's real stdout, which nothing else may write to */
+    /** @param out the process's stdout, which nothing else may write to */
     public StdioTransport(InputStream in, OutputStream out, Clock clock) {
         this.in = in;
-        this.out = out;
+        this.out = out instanceof PrintStream print ? new Checked(print) : out;
         this.clock = clock;
+    }
+
+    /** A {@link PrintStream}, whose errors would otherwise go unseen (a client that is gone), made to throw them. */
+    private static final class Checked extends FilterOutputStream {
+        private final PrintStream print;
+
+        Checked(PrintStream print) {
+            super(print);
+            this.print = print;
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) {
+            print.write(b, off, len);
+        }
+
+        @Override
+        public void flush() throws IOException {
+            print.flush();
+            if (print.checkError()) {
+                throw new IOException("stdout is closed (the client is gone)");
+            }
+        }
     }
 
     @Override
