@@ -300,12 +300,13 @@ class SchedulerTest {
             CompletableFuture<JobOutcome> second = scheduler.submit(sh("second", "true"));
             CompletableFuture<JobOutcome> third = scheduler.submit(sh("third", "true"));
             scheduler.cancel("second", "cancelled by its client");
-            assertThat(second).isDone();
-            JobOutcome cancelled = second.join();
+            boolean atOnce = second.isDone();
+            Files.createFile(gate);
+            assertThat(atOnce).as("cancelled while the only slot is busy: at once, not when its turn comes").isTrue();
+            JobOutcome cancelled = second.get(10, TimeUnit.SECONDS);
             assertThat(cancelled.outcome()).isEqualTo(Outcome.CANCELLED);
             assertThat(cancelled.attempts()).isZero();
             assertThat(cancelled.message()).isEqualTo("not started: cancelled by its client");
-            Files.createFile(gate);
             assertThat(first.join().outcome()).isEqualTo(Outcome.SUCCEEDED);
             // a cancelled job is not a failure that stops the others, even without keep-going
             assertThat(third.join().outcome()).isEqualTo(Outcome.SUCCEEDED);

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 
@@ -49,5 +50,38 @@ class LineReaderTest {
         LineReader r = reader("12345\n123456\n".getBytes(StandardCharsets.UTF_8), 5);
         assertThat(text(r.next())).isEqualTo("12345");
         assertThat(r.next()).isEqualTo(new LineReader.Line.TooLong(6));
+    }
+
+    @Test
+    void aLineOfGigabytesCostsNoMemory() throws IOException {
+        long huge = 3L << 30; // more than any array can hold
+        InputStream endless = new InputStream() {
+            private long left = huge; // then one newline (0), then the end (-1)
+
+            @Override
+            public int read() {
+                byte[] one = new byte[1];
+                return read(one, 0, 1) < 0 ? -1 : one[0];
+            }
+
+            @Override
+            public int read(byte[] b, int off, int len) {
+                if (left < 0) {
+                    return -1;
+                }
+                if (left == 0) {
+                    b[off] = '\n';
+                    left = -1;
+                    return 1;
+                }
+                int n = (int) Math.min(len, left);
+                java.util.Arrays.fill(b, off, off + n, (byte) 'x');
+                left -= n;
+                return n;
+            }
+        };
+        LineReader r = new LineReader(endless, 1000);
+        assertThat(r.next()).isEqualTo(new LineReader.Line.TooLong(huge));
+        assertThat(r.next()).isNull();
     }
 }
