@@ -139,6 +139,25 @@ class ServeIT {
     }
 
     @Test
+    void sigtermCancelsEveryJobWritesTheReportSaysByeAndExits130() throws Exception {
+        Path sleep = MarkedProcesses.markedSleep(Files.createDirectories(dir.resolve("bin")), marker);
+        Process serve = serve("--stdio", "--arch", "90", "--no-toolchain-check", "-j", "1");
+        ServeClient client = ServeClient.of(serve);
+        client.next("hello");
+        client.send(submit("a", dir, commandJob("a", sleep + " 1301")));
+        client.next("accepted");
+        await().atMost(Duration.ofSeconds(60)).until(() -> !MarkedProcesses.alive(marker).isEmpty());
+        serve.toHandle().destroy(); // SIGTERM (Process.destroy would also close our end of its pipes)
+        JsonNode result = client.next("result", Duration.ofSeconds(10));
+        assertThat(result.path("job").path("outcome").asText()).isEqualTo("cancelled");
+        JsonNode bye = client.next("bye", Duration.ofSeconds(10));
+        assertThat(serve.waitFor(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(serve.exitValue()).as(stderr()).isEqualTo(130);
+        assertThat(report(bye).path("exitCode").asInt()).isEqualTo(130);
+        assertThat(MarkedProcesses.alive(marker)).isEmpty();
+    }
+
+    @Test
     void aMalformedAndAnOversizedLineAreAnsweredWithErrorsAndTheSessionGoesOn() throws Exception {
         Process serve = serve("--stdio", "--mode", "thread", "--arch", "90", "--no-toolchain-check", "-j", "1");
         ServeClient client = ServeClient.of(serve);

@@ -176,7 +176,7 @@ public final class ServeSession {
         try (Scheduler scheduler = new Scheduler(pool, config, clock,
                 SchedulerListener.all(logReporter, console, metrics))) {
             JobService service = new JobService(scheduler, pool, new ManifestReader(), clock, hello);
-            try (InterruptHook interrupt = new InterruptHook(scheduler, pool, stderr,
+            try (InterruptHook interrupt = new InterruptHook(scheduler, pool, stderr, "serve",
                     () -> service.shutdown(true, "serve was interrupted (SIGINT or SIGTERM)"))) {
                 OutputProgress progress = outputs.progress();
                 interrupt.track(progress);
