@@ -159,9 +159,10 @@ public final class BuildSession {
      * @param manifest the manifest, null for {@code serve}
      */
     static OutputPaths outputPaths(Settings settings, Path manifest, Path logDir, Path reportFile) {
+        String where = manifest != null ? OutputPaths.Output.BESIDE_THE_MANIFEST : "in the working folder";
         List<OutputPaths.Output> files = new ArrayList<>();
         files.add(settings.report() != null ? OutputPaths.Output.given("--report", "report", settings.report())
-                : OutputPaths.Output.byDefault("--report", "report", reportFile));
+                : OutputPaths.Output.byDefault("--report", "report", reportFile, where));
         ReportFiles more = settings.outputs();
         Map<String, Path> asked = new LinkedHashMap<>();
         asked.put("--metrics", more.metrics());
@@ -175,7 +176,7 @@ public final class BuildSession {
         });
         OutputPaths.Output folder = settings.logDir() != null
                 ? OutputPaths.Output.given("--log-dir", "log folder", settings.logDir())
-                : OutputPaths.Output.byDefault("--log-dir", "log folder", logDir);
+                : OutputPaths.Output.byDefault("--log-dir", "log folder", logDir, where);
         return new OutputPaths(manifest, files, folder);
     }
 
