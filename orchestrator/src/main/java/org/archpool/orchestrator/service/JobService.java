@@ -79,6 +79,7 @@ public final class JobService {
         final String firstClientJobId;
         final List<Submission> waiting = new ArrayList<>();
         boolean cancelled;
+        boolean ended;
 
         Build(JobSpec job, JobSpec key, String firstClientJobId) {
             this.job = job;
@@ -186,16 +187,19 @@ public final class JobService {
     /** The build's outcome reached every submit still waiting for it. */
     private void ended(Build build, JobOutcome outcome) {
         synchronized (this) {
+            build.ended = true;
             running.remove(build);
             inFlight.remove(build.key, build);
             ended.add(outcome.forClient(build.firstClientJobId));
             outcomes.merge(outcome.outcome().wireName(), 1, Integer::sum);
-            for (Submission s : build.waiting) {
+            // a copy: a send can find its client gone (it does not read), which takes the client's submits off
+            List<Submission> waiting = new ArrayList<>(build.waiting);
+            build.waiting.clear();
+            for (Submission s : waiting) {
                 s.client().resultSent(s);
                 s.client().outbox.send(new ServerMessage.Result(s.clientJobId(), s.shared(),
                         outcome.forClient(s.clientJobId())));
             }
-            build.waiting.clear();
             checkDrained();
         }
     }
@@ -207,7 +211,7 @@ public final class JobService {
     private Runnable leave(Submission submission, String reason) {
         Build build = submission.build();
         build.waiting.remove(submission);
-        if (!build.waiting.isEmpty() || build.cancelled) {
+        if (!build.waiting.isEmpty() || build.cancelled || build.ended) {
             return () -> { };
         }
         build.cancelled = true;
@@ -318,7 +322,11 @@ public final class JobService {
                 Build started = build;
                 scheduler.submit(build.job).whenComplete((outcome, failure) -> ended(started, outcome != null
                         ? outcome : JobOutcome.crashed(started.job, Attempts.none(clock.millis() - origin), 0, 0,
-                        null)));
+                        null))).exceptionally(e -> {
+                            // a bug: its submits would wait for ever; say so where the user looks
+                            LOG.error("the results of job {} could not be sent", started.job.id(), e);
+                            return null;
+                        });
             }
         }
 

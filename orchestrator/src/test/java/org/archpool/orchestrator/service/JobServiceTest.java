@@ -343,4 +343,40 @@ class JobServiceTest {
         assertThat(jobId).hasSize(128).endsWith(".1");
         assertThat(c.outbox().next(ServerMessage.Result.class).job().outcome()).isEqualTo(Outcome.SUCCEEDED);
     }
+
+    @Test
+    void aClientFoundGoneWhileItsResultsAreSentLeavesTheServiceWhole() throws Exception {
+        start(1);
+        // a connection whose first result finds it gone, as a writer that finds its client not reading does
+        JobService.Connection[] self = new JobService.Connection[1];
+        RecordingOutbox seen = new RecordingOutbox();
+        Outbox stalls = new Outbox() {
+            @Override
+            public void send(ServerMessage message) {
+                seen.send(message);
+                if (message instanceof ServerMessage.Result) {
+                    self[0].gone("it does not read");
+                }
+            }
+
+            @Override
+            public void close() {
+                seen.close();
+            }
+        };
+        self[0] = service.connect(stalls, "stalling client");
+        Client other = connect();
+        String job = submit("a1", "k", until("go"));
+        self[0].receive(new LineReader.Line.Text(job.getBytes(StandardCharsets.UTF_8)));
+        self[0].receive(new LineReader.Line.Text(job.replace("a1", "a2").getBytes(StandardCharsets.UTF_8)));
+        other.send(submit("b1", "k", until("go")));
+        other.outbox().next(ServerMessage.Accepted.class);
+        open("go");
+        assertThat(other.outbox().next(ServerMessage.Result.class).job().outcome()).isEqualTo(Outcome.SUCCEEDED);
+        assertThat(seen.closed()).isTrue();
+        other.send("{\"type\":\"status\"}");
+        ServerMessage.Status status = other.outbox().next(ServerMessage.Status.class);
+        assertThat(status.clients()).isEqualTo(1);
+        assertThat(status.outcomes()).containsEntry("succeeded", 1);
+    }
 }
