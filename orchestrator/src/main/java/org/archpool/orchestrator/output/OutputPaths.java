@@ -35,7 +35,7 @@ import java.util.stream.Collectors;
  * What this cannot rule out is a path that changes after the check, while the build runs; {@code AtomicFile}
  * checks again right before its rename, and the log files are created without following links.
  *
- * @param manifest  the manifest, as given
+ * @param manifest  the manifest, as given; null for {@code archpool serve}, which has none
  * @param files     the file outputs: the report, then {@code --metrics}, {@code --trace}, {@code --junit},
  *                  {@code --html} where asked for
  * @param logFolder the log folder
@@ -48,9 +48,13 @@ public record OutputPaths(Path manifest, List<Output> files, Output logFolder) {
      * @param flag      the option that sets it: {@code --report}, {@code --log-dir}, …
      * @param what      what it is, for messages about a default: "report", "log folder"
      * @param given     the path as given (a default is absolute)
-     * @param byDefault whether it is the default beside the manifest rather than given
+     * @param byDefault whether it is the default rather than given
+     * @param where     where a default is, in words: "beside the manifest", "in the working folder"; null when given
      */
-    public record Output(String flag, String what, Path given, boolean byDefault) {
+    public record Output(String flag, String what, Path given, boolean byDefault, String where) {
+
+        /** Where {@code build}'s defaults are. */
+        public static final String BESIDE_THE_MANIFEST = "beside the manifest";
 
         public Output {
             Objects.requireNonNull(flag, "flag");
@@ -59,11 +63,17 @@ public record OutputPaths(Path manifest, List<Output> files, Output logFolder) {
         }
 
         public static Output given(String flag, String what, Path path) {
-            return new Output(flag, what, path, false);
+            return new Output(flag, what, path, false, null);
         }
 
+        /** A default beside the manifest. */
         public static Output byDefault(String flag, String what, Path path) {
-            return new Output(flag, what, path.toAbsolutePath(), true);
+            return byDefault(flag, what, path, BESIDE_THE_MANIFEST);
+        }
+
+        /** A default, {@code where} in words ("in the working folder"). */
+        public static Output byDefault(String flag, String what, Path path, String where) {
+            return new Output(flag, what, path.toAbsolutePath(), true, where);
         }
 
         Path path() {
@@ -72,7 +82,7 @@ public record OutputPaths(Path manifest, List<Output> files, Output logFolder) {
 
         /** "--report x.json", or "the default report /m/.archpool/report.json (beside the manifest)". */
         String named() {
-            return byDefault ? "the default " + what + " " + given + " (beside the manifest)" : flag + " " + given;
+            return byDefault ? "the default " + what + " " + given + " (" + where + ")" : flag + " " + given;
         }
 
         /** How to point it elsewhere: "give --report another path". */
@@ -83,7 +93,6 @@ public record OutputPaths(Path manifest, List<Output> files, Output logFolder) {
     }
 
     public OutputPaths {
-        Objects.requireNonNull(manifest, "manifest");
         files = List.copyOf(files);
         Objects.requireNonNull(logFolder, "logFolder");
     }
@@ -122,6 +131,9 @@ public record OutputPaths(Path manifest, List<Output> files, Output logFolder) {
     }
 
     private void checkDefaultsHaveAFolder() throws IOException, OutputPathException {
+        if (manifest == null) {
+            return;
+        }
         PathKind kind = PathKind.followed(manifest);
         if (kind == PathKind.REGULAR_FILE) {
             return;
@@ -149,7 +161,7 @@ public record OutputPaths(Path manifest, List<Output> files, Output logFolder) {
         switch (kind) {
             case MISSING -> checkCanCreate(o, path.getParent());
             case REGULAR_FILE -> {
-                if (sameFile(path, manifest)) {
+                if (manifest != null && sameFile(path, manifest)) {
                     boolean samePath = path.toRealPath().equals(manifest.toRealPath());
                     throw new OutputPathException(o.named() + " is the manifest itself (" + manifest
                             + (samePath ? "" : ", under another name: a hard link") + "); writing the " + o.what() + " there would replace the"
@@ -217,7 +229,7 @@ public record OutputPaths(Path manifest, List<Output> files, Output logFolder) {
             return;
         }
         boolean readOnly = Mounts.readOnly(folder);
-        String fix = o.byDefault()
+        String fix = o.byDefault() && Output.BESIDE_THE_MANIFEST.equals(o.where())
                 ? "the manifest's folder cannot hold the build's outputs: give --report FILE and --log-dir DIR in a"
                 + " folder you can write"
                 : "give " + o.flag() + " a path in a folder you can write";

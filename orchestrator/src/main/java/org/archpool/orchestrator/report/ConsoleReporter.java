@@ -37,6 +37,7 @@ public final class ConsoleReporter implements SchedulerListener, Consumer<Worker
     private final Map<String, String> running = new LinkedHashMap<>();
     private int done;
 
+    /** @param total how many jobs there are; 0 when not known ({@code serve}): then only the finished are counted */
     public ConsoleReporter(ConsoleOutput out, int total, ConsoleStyle style, int width) {
         this.out = out;
         this.total = total;
@@ -49,7 +50,7 @@ public final class ConsoleReporter implements SchedulerListener, Consumer<Worker
         synchronized (this) {
             running.put(jobId, "starting");
             if (style.verbosity() == Verbosity.VERBOSE) {
-                out.progress("[" + done + "/" + total + "] start " + jobId + " on " + worker
+                out.progress(counter() + " start " + jobId + " on " + worker
                         + (attempt > 1 ? " (attempt " + attempt + ")" : ""));
             }
             status();
@@ -77,7 +78,7 @@ public final class ConsoleReporter implements SchedulerListener, Consumer<Worker
                     || (style.verbosity() == Verbosity.NORMAL && (!style.statusLine() || !o.warnings().isEmpty()));
             if (show) {
                 StringBuilder text = new StringBuilder()
-                        .append('[').append(done).append('/').append(total).append("] ")
+                        .append(counter()).append(' ')
                         .append(o.id()).append(' ').append(paint(o.outcome(), o.outcome().wireName()));
                 if (o.worker() != null) {
                     text.append(" on ").append(o.worker());
@@ -174,7 +175,7 @@ public final class ConsoleReporter implements SchedulerListener, Consumer<Worker
         if (!style.statusLine()) {
             return;
         }
-        StringBuilder text = new StringBuilder("[" + done + "/" + total + "]");
+        StringBuilder text = new StringBuilder(counter());
         if (!running.isEmpty()) {
             text.append(" running: ");
             int shown = 0;
@@ -211,5 +212,10 @@ public final class ConsoleReporter implements SchedulerListener, Consumer<Worker
 
     private static String seconds(long ms) {
         return String.format(Locale.ROOT, "%.1fs", ms / 1000.0);
+    }
+
+    /** {@code [done/total]}, or {@code [done]} when the total is not known. */
+    private String counter() {
+        return total > 0 ? "[" + done + "/" + total + "]" : "[" + done + "]";
     }
 }

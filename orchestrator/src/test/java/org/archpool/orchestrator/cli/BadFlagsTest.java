@@ -18,7 +18,7 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Flag mistakes on {@code archpool build} (those {@link MainTest} does not cover): exit code 2, one short paragraph
+ * Flag mistakes on {@code archpool build} and {@code serve} (those {@link MainTest} does not cover): exit code 2, one short paragraph
  * that names the flag and the fix, no stack trace, and no job started. {@code MANIFEST} in a case stands for a
  * valid manifest whose one job would create {@code canary-ran}.
  */
@@ -69,14 +69,22 @@ class BadFlagsTest {
                 flags("build MANIFEST --arch", "--arch"),
                 flags("build --arch 90", "MANIFEST"),
                 flags("build MANIFEST MANIFEST --arch 90", "Unmatched argument"),
-                flags("biuld MANIFEST", "biuld", "build"));
+                flags("biuld MANIFEST", "biuld", "build"),
+                flags("serve --arch 90", "exactly one of --stdio", "--socket PATH"),
+                flags("serve --stdio --socket SOCKET --arch 90", "exactly one of --stdio"),
+                flags("serve --stdio --stop", "--stop stops the serve on a socket", "--socket PATH"),
+                flags("serve --socket SOCKET --stop", "no archpool serve answers on --socket", "nothing to stop"),
+                flags("serve --stdio -k --arch 90", "-k/--keep-going does not apply to serve"),
+                flags("serve --stdio MANIFEST", "Unmatched argument"),
+                flags("serve --stdio -j 0 --arch 90", "-j/--jobs must be at least 1"));
     }
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("mistakes")
     void isRefusedWithOneClearParagraphAndNothingRuns(String args, List<String> fragments) {
         String[] argv = Stream.of(args.split(" "))
-                .map(a -> a.equals("MANIFEST") ? manifest.toString() : a)
+                .map(a -> a.equals("MANIFEST") ? manifest.toString()
+                        : a.equals("SOCKET") ? dir.resolve("nobody.sock").toString() : a)
                 .toArray(String[]::new);
         String[] withThreadMode = args.contains("--mode") ? argv
                 : Stream.concat(Stream.of(argv), Stream.of("--mode", "thread")).toArray(String[]::new);
