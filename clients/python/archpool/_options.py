@@ -10,7 +10,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Union
 
 from ._jobs import duration
 
-__all__ = ["OPTIONS", "serve_command"]
+__all__ = ["OPTIONS", "serve_flags"]
 
 
 def _text(flag: str) -> Callable[[str, Any], List[str]]:
@@ -95,9 +95,9 @@ OPTIONS: Dict[str, Callable[[str, Any], List[str]]] = {
 }
 
 
-def serve_command(launcher: str, transport: Sequence[str], jobs: Optional[int], platform: Optional[str],
-                  arch: Union[None, str, int, Sequence[Union[str, int]]], options: Mapping[str, Any]) -> List[str]:
-    """``archpool serve`` with ``transport`` (``--stdio``) and every flag the options ask for.
+def serve_flags(jobs: Optional[int], platform: Optional[str], arch: Union[None, str, int, Sequence[Union[str, int]]],
+                options: Mapping[str, Any]) -> List[str]:
+    """Every flag of ``archpool serve`` that the arguments ask for.
 
     :raises TypeError: for options no flag has (naming each, and the ones there are) and values of the wrong type.
     """
@@ -106,7 +106,7 @@ def serve_command(launcher: str, transport: Sequence[str], jobs: Optional[int], 
         raise TypeError(f"Pool() got unknown option{'s' if len(unknown) > 1 else ''} "
                         + ", ".join(repr(u) for u in unknown) + "; the options are jobs, platform, arch, archpool, "
                         + ", ".join(OPTIONS))
-    command = [launcher, "serve", *transport]
+    command: List[str] = []
     if jobs is not None:
         command += _number("-j")("jobs", jobs)
     if platform is not None:

@@ -9,7 +9,7 @@ from ._connection import Connection
 from ._future import JobFuture
 from ._jobs import Duration, PathArg, cmake_job, command_job
 from ._locate import find_archpool
-from ._options import serve_command
+from ._options import serve_flags
 from ._results import Bye, ServeInfo, Status, Target
 from ._stderr import StderrSink
 from ._transport import SocketTransport, StdioTransport
@@ -37,7 +37,8 @@ class Pool:
     def __init__(self, jobs: Optional[int] = None, platform: Optional[str] = "auto",
                  arch: Union[None, str, int, Sequence[Union[str, int]]] = None, archpool: Optional[str] = None, *,
                  stderr: StderrSink = None, **options: Any) -> None:
-        command = serve_command(find_archpool(archpool), ["--stdio"], jobs, platform, arch, options)
+        flags = serve_flags(jobs, platform, arch, options)
+        command = [find_archpool(archpool), "serve", "--stdio", *flags]
         self._connection = Connection(StdioTransport(command, stderr))
 
     @classmethod
@@ -128,10 +129,13 @@ class Pool:
                 f" pid {info.pid}, {self._connection.pending()} pending>")
 
 
-def connect(socket_path: PathArg) -> Pool:
+def connect(socket_path: PathArg, timeout: Optional[float] = None) -> Pool:
     """Joins ``archpool serve --socket PATH`` (started by someone else, shared by several processes): the same
     :class:`Pool`, whose target is the one that ``serve`` resolved; its ``shutdown()`` only disconnects.
 
-    :raises ServeError: nothing answers at ``socket_path``.
+    ``timeout``: how many seconds to wait for a ``serve`` that is still starting (no socket yet, or one that does
+    not answer yet), e.g. ranks that connect while another starts it; None or 0 tries once.
+
+    :raises ServeError: nothing answers at ``socket_path`` (within ``timeout``).
     """
-    return Pool._joined(Connection(SocketTransport(os.fspath(socket_path))))
+    return Pool._joined(Connection(SocketTransport.connect(os.fspath(socket_path), timeout or 0.0)))

@@ -6,6 +6,7 @@ import signal
 import socket
 import subprocess
 import threading
+import time
 from typing import IO, List, Optional
 
 from ._errors import ArchResolutionError, ProtocolError, ServeDiedError, ServeError, UsageError
@@ -158,25 +159,35 @@ class StdioTransport(Transport):
 class SocketTransport(Transport):
     """A connection to ``archpool serve --socket PATH`` started by someone else."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, sock: socket.socket) -> None:
         self.path = path
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        try:
-            sock.connect(path)
-        except FileNotFoundError as e:
-            sock.close()
-            raise ServeError(f"no archpool serve at {path}: the socket does not exist; start one with"
-                             f" 'archpool serve --socket {path}' (or check the path)") from e
-        except ConnectionRefusedError as e:
-            sock.close()
-            raise ServeError(f"no archpool serve answers at {path} (a socket left by one that died?); start one"
-                             f" with 'archpool serve --socket {path}', which replaces a stale socket") from e
-        except OSError as e:
-            sock.close()
-            raise ServeError(f"cannot connect to archpool serve at {path}: {e.strerror or e}") from e
         self._socket = sock
         self._reader = sock.makefile("rb")
         self._closed = threading.Event()
+
+    @classmethod
+    def connect(cls, path: str, patience_s: float) -> "SocketTransport":
+        """Connects, retrying for ``patience_s`` seconds while there is no socket or nobody answers on it yet.
+
+        Nothing tells a process that a socket started to listen: the retries back off from 10 ms to 250 ms.
+        """
+        deadline = time.monotonic() + patience_s
+        pause = 0.01
+        while True:
+            sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            try:
+                sock.connect(path)
+                return cls(path, sock)
+            except (FileNotFoundError, ConnectionRefusedError) as e:
+                sock.close()
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise _not_there(path, e, patience_s) from e
+                time.sleep(min(pause, left))
+                pause = min(pause * 2, 0.25)
+            except OSError as e:
+                sock.close()
+                raise ServeError(f"cannot connect to archpool serve at {path}: {e.strerror or e}") from e
 
     def read_line(self) -> bytes:
         try:
@@ -213,6 +224,16 @@ class SocketTransport(Transport):
 
     def describe(self) -> str:
         return f"archpool serve --socket {self.path}"
+
+
+def _not_there(path: str, error: OSError, patience_s: float) -> ServeError:
+    waited = f" within {patience_s:g} s" if patience_s > 0 else ""
+    if isinstance(error, FileNotFoundError):
+        why = f"no archpool serve at {path}: the socket does not exist{waited}"
+    else:
+        why = f"no archpool serve answers at {path}{waited} (a socket left by one that died?)"
+    return ServeError(f"{why}; start one with 'archpool serve --socket {path}' (it replaces a stale socket), or"
+                      " pass connect(..., timeout=SECONDS) to wait for one that is starting")
 
 
 def _bounded(line: bytes) -> bytes:
