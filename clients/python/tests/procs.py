@@ -106,15 +106,16 @@ class Sleeper:
         self.marker = f"300.{uuid.uuid4().int % 10**9:09d}"
         self.argv = ["sh", "-c", 'echo started > "$1" && exec sleep "$2"', "sh", str(self.fifo), self.marker]
 
-    def wait_started(self, timeout: float = 60) -> int:
-        """Blocks until the job runs; the pid of its ``sleep``."""
+    def wait_started(self, timeout: float = 60) -> Set[int]:
+        """Blocks until the job runs; the pids with the marker (the ``sleep``, and what runs it: the job's
+        wrappers carry its argv)."""
         readable, _, _ = select.select([self._fd], [], [], timeout)
         if not readable:
             raise AssertionError(f"the job {self.argv} did not start within {timeout} s")
         os.read(self._fd, 64)
         pids = with_argument(self.marker)
-        assert len(pids) == 1, f"expected one sleep {self.marker}, found {pids}"
-        return pids.pop()
+        assert pids, f"no process has the argument {self.marker}"
+        return pids
 
     def pids(self) -> Set[int]:
         return alive(with_argument(self.marker))

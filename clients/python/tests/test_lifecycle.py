@@ -134,7 +134,7 @@ def test_shutdown_waits_for_every_job_and_serve_says_bye(own_pool: archpool.Pool
 def test_shutdown_with_cancel_futures_kills_running_jobs_and_cancels_queued_ones(
         own_pool: archpool.Pool, sleeper: Sleeper, job_dir: Path) -> None:
     blocker = own_pool.submit_command(sleeper.argv, cwd=str(job_dir), id="blocker")
-    sleep_pid = sleeper.wait_started()
+    sleep_pids = sleeper.wait_started()
     queued = own_pool.submit_command(["touch", "ran"], cwd=str(job_dir), id="queued")
     queued.wait_accepted(30)
 
@@ -146,7 +146,7 @@ def test_shutdown_with_cancel_futures_kills_running_jobs_and_cancels_queued_ones
         with pytest.raises(archpool.BuildError) as raised:
             future.result(timeout=0)
         assert raised.value.result.outcome == "cancelled"
-    assert not alive([sleep_pid])
+    assert not alive(sleep_pids)
     assert not (job_dir / "ran").exists()
     assert own_pool.exit_code == 0
 
