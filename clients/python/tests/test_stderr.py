@@ -21,7 +21,7 @@ def test_a_lot_of_stderr_never_blocks_serve_and_all_of_it_arrives(toolchain: Non
         futures = [pool.submit_command(["sh", "-c", f'for i in 1 2 3 4 5 6 7 8 9 10; do echo "{line} $1.$i"; done;'
                                                     " exit 1", "sh", str(n)], cwd=str(tmp_path), id=f"noisy{n}")
                    for n in range(80)]
-        done, not_done = cf.wait(futures, timeout=240)
+        done, not_done = cf.wait(futures, timeout=120)
         assert not not_done
     text = sink.getvalue()
     assert len(text) > 128 * 1024
