@@ -163,6 +163,19 @@ def test_shutdown_without_wait_returns_at_once_and_the_jobs_still_finish(own_poo
     assert future.result(timeout=60).succeeded
 
 
+def test_a_second_shutdown_may_cancel_what_the_first_let_run(own_pool: archpool.Pool, sleeper: Sleeper,
+                                                              job_dir: Path) -> None:
+    future = own_pool.submit_command(sleeper.argv, cwd=str(job_dir))
+    sleeper.wait_started()
+    own_pool.shutdown(wait=False)
+
+    own_pool.shutdown(wait=True, cancel_futures=True)
+
+    assert future.cancelled()
+    assert not sleeper.pids()
+    assert own_pool.exit_code == 0
+
+
 def test_the_context_manager_waits_for_the_jobs_and_ends_serve(toolchain: None, serve_dir: Dict[str, str],
                                                                job_dir: Path) -> None:
     with archpool.Pool(jobs=1, platform="cuda", arch="90", **serve_dir) as pool:
