@@ -111,6 +111,21 @@ def test_cancel_of_a_job_that_has_its_result_does_nothing(own_pool: archpool.Poo
     assert not future.cancelled() and future.result().succeeded
 
 
+def test_an_identical_job_in_flight_is_shared_and_a_cancel_ends_only_its_own_submit(
+        own_pool: archpool.Pool, sleeper: Sleeper, job_dir: Path) -> None:
+    first = own_pool.submit_command(sleeper.argv, cwd=str(job_dir), id="same")
+    sleeper.wait_started()
+    second = own_pool.submit_command(sleeper.argv, cwd=str(job_dir), id="same")
+    second.wait_accepted(30)
+
+    assert first.shared is False and second.shared is True
+    assert second.job_id == first.job_id
+    assert second.cancel() is True
+    assert sleeper.pids() and not first.done(), "cancelling one submit stopped the build the other shares"
+    assert first.cancel() is True
+    assert not wait_gone(sleeper.pids(), timeout=10)
+
+
 # --- shutting down
 
 
