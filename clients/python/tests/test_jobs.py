@@ -78,6 +78,18 @@ def test_a_job_that_fails_raises_build_error_with_its_log_tail(pool: archpool.Po
     assert future.exception() is error
 
 
+def test_a_job_past_its_time_limit_is_killed_and_raises_timed_out(pool: archpool.Pool, tmp_path: Path) -> None:
+    start = time.monotonic()
+    future = pool.submit_command(["sleep", "60"], cwd=str(tmp_path), timeout=1.5)
+
+    with pytest.raises(archpool.BuildError) as raised:
+        future.result(timeout=60)
+
+    assert raised.value.result.outcome == "timed_out" and raised.value.result.exit_code is None
+    assert "time limit of 1500 ms" in (raised.value.result.message or "")  # 1.5 s reached serve as 1500ms
+    assert time.monotonic() - start < 30
+
+
 def test_a_job_serve_refuses_fails_its_future_with_serves_reason(pool: archpool.Pool, tmp_path: Path) -> None:
     future = pool.submit_cmake(tmp_path / "nothere")
 
