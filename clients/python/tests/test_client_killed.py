@@ -50,6 +50,9 @@ def test_serve_its_workers_and_the_jobs_processes_end_within_two_seconds(toolcha
         if client.poll() is None:
             client.kill()
             client.wait()
+        for stream in (client.stdin, client.stdout):
+            if stream is not None:
+                stream.close()
         sleeper.close()
         kill_all(everything)
 
@@ -91,5 +94,8 @@ def test_a_client_that_ends_without_shutdown_leaves_nothing_running(toolchain: N
         if client.poll() is None:
             client.kill()
             client.wait()
+        for stream in (client.stdin, client.stdout):
+            if stream is not None:
+                stream.close()
         sleeper.close()
         kill_all(everything)
