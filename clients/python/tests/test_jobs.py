@@ -109,13 +109,16 @@ def test_a_define_of_the_architecture_is_refused(pool: archpool.Pool, tmp_path: 
         future.result(timeout=30)
 
 
-def test_wrong_python_types_are_refused_before_anything_is_sent(pool: archpool.Pool) -> None:
+def test_wrong_python_types_are_refused_before_anything_is_sent(pool: archpool.Pool, tmp_path: Path) -> None:
     with pytest.raises(TypeError, match="argv must be a list of strings, not one str"):
         pool.submit_command("nvcc -c k.cu")  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="env must map strings to strings"):
         pool.submit_command(["true"], env={"N": 1})  # type: ignore[dict-item]
     with pytest.raises(ValueError, match="argv is empty"):
         pool.submit_command([])
+    with pytest.raises(ValueError, match="longer than the 4194304 bytes archpool serve reads"):
+        pool.submit_command(["echo", "x" * (4 * 1024 * 1024)])
+    assert pool.submit_command(["true"], cwd=str(tmp_path)).result(timeout=60).succeeded  # nothing of those reached serve
 
 
 def test_futures_work_with_wait_as_completed_and_callbacks(pool: archpool.Pool, tmp_path: Path) -> None:
