@@ -1,0 +1,114 @@
+"""The pure wheel and the sdist, built by pip through the in-tree backend with no package index, installed into
+fresh virtual environments."""
+
+import base64
+import hashlib
+import re
+import sys
+import tarfile
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from support import CLIENT, REPO, env_without_java, run
+
+sys.path.insert(0, str(CLIENT / "_backend"))
+from archpool_build import _toml  # noqa: E402
+
+
+def _wheel(make_venv, out: Path) -> Path:
+    builder = make_venv()
+    builder.pip("wheel", "--no-index", "--no-deps", "--wheel-dir", out, CLIENT)
+    wheels = list(out.glob("*.whl"))
+    assert len(wheels) == 1, wheels
+    return wheels[0]
+
+
+def test_the_pure_wheel_is_complete_and_its_record_true(make_venv, tmp_path):
+    wheel = _wheel(make_venv, tmp_path)
+    version = _toml.loads((CLIENT / "pyproject.toml").read_text())["project"]["version"]
+    assert wheel.name == f"archpool-{version}-py3-none-any.whl"
+    with zipfile.ZipFile(wheel) as z:
+        names = z.namelist()
+        info = f"archpool-{version}.dist-info"
+        assert f"{info}/WHEEL" in names and f"{info}/METADATA" in names
+        wheel_file = z.read(f"{info}/WHEEL").decode()
+        assert "Root-Is-Purelib: true" in wheel_file and "Tag: py3-none-any" in wheel_file
+        assert z.read(f"{info}/entry_points.txt").decode() == "[console_scripts]\narchpool = archpool._cli:main\n"
+        metadata = z.read(f"{info}/METADATA").decode()
+        assert f"Name: archpool\nVersion: {version}\n" in metadata and "Requires-Python: >=3.8" in metadata
+        assert "archpool/_cli.py" in names and "archpool/__init__.py" in names
+        assert not [n for n in names if "/_dist/" in n or "__pycache__" in n or n.endswith(".pyc")]
+        records = [line.rsplit(",", 2) for line in z.read(f"{info}/RECORD").decode().splitlines()]
+        assert sorted(name for name, _, _ in records) == sorted(names)
+        for name, digest, size in records:
+            if name == f"{info}/RECORD":
+                assert (digest, size) == ("", "")
+                continue
+            data = z.read(name)
+            assert digest == "sha256=" + base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+            assert int(size) == len(data)
+
+
+def test_the_pure_wheel_installs_offline_and_its_command_says_what_is_missing(make_venv, path_without_java,
+                                                                               distribution, tmp_path):
+    wheel = _wheel(make_venv, tmp_path / "wheel")
+    target = make_venv()
+    target.pip("install", "--no-index", wheel)
+    # without a distribution anywhere it names what it looked for, and does not run its own command again
+    env = env_without_java(target, path_without_java)
+    said = run([target.bin / "archpool", "--version"], env=env, cwd=tmp_path, expect=70)
+    assert said.startswith("archpool: archpool on the PATH is ") and "install the platform wheel" in said
+    # ARCHPOOL_HOME names the distribution (which here runs on the machine's Java)
+    said = run([target.bin / "archpool", "--version"], env={**env, "PATH": f"{target.bin}:/usr/bin:/bin",
+                                                            "ARCHPOOL_HOME": str(distribution)}, cwd=tmp_path)
+    assert re.fullmatch(r"archpool \S+\n", said), said
+    said = run([target.python, "-m", "archpool", "--version"], env={**env, "ARCHPOOL_HOME": "/nonexistent"},
+               cwd=tmp_path, expect=70)
+    assert "ARCHPOOL_HOME='/nonexistent' holds no executable bin/archpool" in said
+
+
+def test_pip_installs_the_sdist_offline(make_venv, tmp_path):
+    builder = make_venv()
+    run([builder.python, "-c", "import sys; sys.path.insert(0, '_backend'); import archpool_build as b;"
+         " print(b.build_sdist(sys.argv[1]))", tmp_path], cwd=CLIENT)
+    sdist = next(tmp_path.glob("*.tar.gz"))
+    with tarfile.open(sdist) as tar:
+        names = tar.getnames()
+    top = sdist.name[:-len(".tar.gz")]
+    for needed in ("PKG-INFO", "pyproject.toml", "README.md", "_backend/archpool_build/__init__.py",
+                   "archpool/_cli.py"):
+        assert f"{top}/{needed}" in names
+    target = make_venv()
+    target.pip("install", "--no-index", sdist)
+    assert (target.bin / "archpool").is_file()
+
+
+def test_the_python_version_is_the_maven_version():
+    maven = re.search(r"<artifactId>archpool-parent</artifactId>\s*<version>([^<]+)</version>",
+                      (REPO / "pom.xml").read_text()).group(1)
+    python = _toml.loads((CLIENT / "pyproject.toml").read_text())["project"]["version"]
+    assert python == re.sub(r"-SNAPSHOT$", ".dev0", maven)
+
+
+def test_the_backends_toml_reader_reads_pyproject_as_tomllib_does():
+    try:
+        import tomllib
+    except ImportError:
+        pytest.skip("tomllib comes with Python 3.11")
+    text = (CLIENT / "pyproject.toml").read_text()
+    assert _toml.loads(text) == tomllib.loads(text)
+
+
+@pytest.mark.parametrize("text, line, what", [
+    ('[project]\nname = "a"\nversion = """1"""\n', 3, 'multi-line strings (""")'),
+    ('[project]\nname = "a"\nname = "b"\n', 3, "key 'name' is defined twice"),
+    ('[[tool]]\n', 1, "arrays of tables"),
+    ('[project]\nclassifiers = ["a" "b"]\n', 2, "expected ',' or ']'"),
+    ('[project]\nversion = 1.5\n', 2, "expected the end of the line"),
+])
+def test_the_toml_reader_names_the_line_it_cannot_read(text, line, what):
+    with pytest.raises(_toml.TomlError) as raised:
+        _toml.loads(text)
+    assert f"pyproject.toml line {line}: {what}" in str(raised.value)
