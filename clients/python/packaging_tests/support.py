@@ -66,8 +66,13 @@ def distribution() -> Path:
 
 @pytest.fixture(scope="session")
 def path_without_java(tmp_path_factory: pytest.TempPathFactory) -> str:
-    """A folder of links to every program on this PATH except Java's (java, and the tools of a JDK)."""
-    folder = tmp_path_factory.mktemp("path-without-java")
+    return link_programs_without_java(tmp_path_factory.mktemp("path-without-java"))
+
+
+def link_programs_without_java(folder: Path) -> str:
+    """folder, filled with links to every program on this PATH except Java's (java, and the tools of a JDK): the
+    PATH of a machine without Java. scripts/test-python.sh runs the client's tests with it."""
+    folder.mkdir(parents=True, exist_ok=True)
     for directory in os.environ.get("PATH", "").split(os.pathsep):
         if not directory or not os.path.isdir(directory):
             continue

@@ -58,7 +58,7 @@ def test_the_pure_wheel_installs_offline_and_its_command_says_what_is_missing(ma
     target.pip("install", "--no-index", wheel)
     # without a distribution anywhere it names what it looked for, and does not run its own command again
     env = env_without_java(target, path_without_java)
-    said = run([target.bin / "archpool", "--version"], env=env, cwd=tmp_path, expect=70)
+    said = run([target.bin / "archpool", "--version"], env=env, cwd=tmp_path, expect=70, timeout=30)
     assert said.startswith("archpool: archpool on the PATH is ") and "install the platform wheel" in said
     # ARCHPOOL_HOME names the distribution (which here runs on the machine's Java)
     said = run([target.bin / "archpool", "--version"], env={**env, "PATH": f"{target.bin}:/usr/bin:/bin",
