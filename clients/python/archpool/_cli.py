@@ -3,6 +3,7 @@
 same arguments, so that signals, the exit status and the terminal are the launcher's own."""
 
 import os
+import signal
 import sys
 from typing import NoReturn, Optional, Sequence
 
@@ -26,6 +27,10 @@ def main(argv: Optional[Sequence[str]] = None) -> NoReturn:
         _fail(f"archpool on the PATH is {launcher}, this Python package's own command, and no archpool"
               " distribution was found: install the platform wheel, which bundles it, or set ARCHPOOL_HOME to a"
               " distribution (the folder with bin/ and lib/)")
+    # Python starts with SIGPIPE and SIGXFSZ ignored, and an exec keeps what is ignored: archpool and the jobs it
+    # runs get the defaults, as from a shell
+    for name in ("SIGPIPE", "SIGXFSZ"):
+        signal.signal(getattr(signal, name), signal.SIG_DFL)
     try:
         os.execv(launcher, [launcher, *args])
     except OSError as e:

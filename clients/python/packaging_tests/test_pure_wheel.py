@@ -4,6 +4,7 @@ fresh virtual environments."""
 import base64
 import hashlib
 import re
+import subprocess
 import sys
 import tarfile
 import zipfile
@@ -112,3 +113,27 @@ def test_the_toml_reader_names_the_line_it_cannot_read(text, line, what):
     with pytest.raises(_toml.TomlError) as raised:
         _toml.loads(text)
     assert f"pyproject.toml line {line}: {what}" in str(raised.value)
+
+
+def test_the_command_becomes_the_launcher_with_its_arguments_status_and_default_signals(make_venv, tmp_path):
+    wheel = _wheel(make_venv, tmp_path / "wheel")
+    target = make_venv()
+    target.pip("install", "--no-index", wheel)
+    # a distribution whose launcher says what it was given
+    home = tmp_path / "home"
+    (home / "bin").mkdir(parents=True)
+    launcher = home / "bin" / "archpool"
+    launcher.write_text('#!/bin/sh\nprintf "pid %s\\n" "$$"\nprintf "[%s]" "$@"\necho\n'
+                        "grep SigIgn /proc/$$/status\nexit 7\n")
+    launcher.chmod(0o755)
+    called = subprocess.Popen([target.bin / "archpool", "build", "a b", "ü", ""], stdout=subprocess.PIPE, text=True,
+                              env={"PATH": "/usr/bin:/bin", "ARCHPOOL_HOME": str(home)})
+    output, _ = called.communicate(timeout=60)
+    assert called.returncode == 7, output
+    pid, args, ignored = output.splitlines()
+    assert args == "[build][a b][ü][]"
+    # the same process: exec'd, not a child of a Python that waits for it
+    assert pid == f"pid {called.pid}"
+    # SIGPIPE (13) and SIGXFSZ (25), which Python ignores, are back to their defaults
+    mask = int(ignored.split()[1], 16)
+    assert not mask & (1 << (13 - 1)) and not mask & (1 << (25 - 1)), ignored

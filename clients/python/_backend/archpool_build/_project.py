@@ -5,7 +5,7 @@ import re
 from pathlib import Path
 from typing import Dict, Iterator, NamedTuple, Optional, Tuple
 
-from ._toml import loads
+from ._toml import TomlError, loads
 
 __all__ = ["BuildError", "Project"]
 
@@ -36,7 +36,10 @@ class Project(NamedTuple):
     @classmethod
     def load(cls, root: Path) -> "Project":
         pyproject = root / "pyproject.toml"
-        table = loads(pyproject.read_text(encoding="utf-8")).get("project")
+        try:
+            table = loads(pyproject.read_text(encoding="utf-8"), str(pyproject)).get("project")
+        except (OSError, TomlError) as e:
+            raise BuildError(str(e)) from e
         if not isinstance(table, dict):
             raise BuildError(f"{pyproject} has no [project] table; it names the project (PEP 621)")
         unknown = sorted(set(table) - _KNOWN_KEYS)
