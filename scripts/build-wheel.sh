@@ -7,7 +7,7 @@
 # Temurin JDK 2.17 (docs/python-wheel.md). The runtime comes from $JAVA_HOME's jlink, else the PATH's.
 # Prints the wheel's path on stdout.
 # Usage: scripts/build-wheel.sh [DIST [OUTDIR]]   (DIST defaults to orchestrator/target/archpool, built by
-#        mvn -B -q package -DskipTests; OUTDIR to orchestrator/target/wheels; needs python3 3.8+ and a JDK 17+)
+#        mvn -B -q package -DskipTests; OUTDIR to orchestrator/target/wheels; needs python3 3.9+ and a JDK 17+)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 dist="${1:-$root/orchestrator/target/archpool}"
@@ -18,7 +18,7 @@ if [ ! -x "$dist/bin/archpool" ] || [ ! -d "$dist/lib" ]; then
   exit 2
 fi
 if ! command -v python3 >/dev/null 2>&1; then
-  echo "build-wheel: python3 not found: install Python 3.8 or newer (Debian: apt-get install python3)" >&2
+  echo "build-wheel: python3 not found: install Python 3.9 or newer (Debian: apt-get install python3)" >&2
   exit 2
 fi
 mkdir -p "$out"

@@ -38,7 +38,7 @@ def test_the_pure_wheel_is_complete_and_its_record_true(make_venv, tmp_path):
         assert "Root-Is-Purelib: true" in wheel_file and "Tag: py3-none-any" in wheel_file
         assert z.read(f"{info}/entry_points.txt").decode() == "[console_scripts]\narchpool = archpool._cli:main\n"
         metadata = z.read(f"{info}/METADATA").decode()
-        assert f"Name: archpool\nVersion: {version}\n" in metadata and "Requires-Python: >=3.8" in metadata
+        assert f"Name: archpool\nVersion: {version}\n" in metadata and "Requires-Python: >=3.9" in metadata
         assert "archpool/_cli.py" in names and "archpool/__init__.py" in names
         assert not [n for n in names if "/_dist/" in n or "__pycache__" in n or n.endswith(".pyc")]
         records = [line.rsplit(",", 2) for line in z.read(f"{info}/RECORD").decode().splitlines()]

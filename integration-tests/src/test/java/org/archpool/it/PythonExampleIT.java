@@ -13,15 +13,17 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
 import org.archpool.testing.RequiredTool;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@code examples/python/build_kernels.py}, run as its README says against the built distribution, in a copy of
- * the example: it builds every kernel for sm_90, prints one line per kernel, and exits 0; with a kernel that does
- * not compile it exits 1 and says why; without archpool or an architecture it stops with archpool's own status.
+ * {@code clients/python/examples/build_kernels.py}, run as the client's README says against the built distribution
+ * (through {@code archpool serve}), in a copy of the client: it builds every kernel for sm_90, prints one line per
+ * kernel, and exits 0; with a kernel that does not compile it exits 1 and says why; without archpool or an
+ * architecture it stops with archpool's own status.
  */
 class PythonExampleIT {
 
@@ -41,9 +43,11 @@ class PythonExampleIT {
         return Archpool.home().resolve("bin/archpool").toString();
     }
 
-    /** A copy of examples/python without build output. */
+    /** A copy of the Python client's package and examples without build output; the example folder. */
     private static Path example(Path dir) throws Exception {
-        return Archpool.copyTree(Archpool.repo().resolve("examples/python"), dir.resolve("python"));
+        Path client = Archpool.repo().resolve("clients/python");
+        Archpool.copyTree(client.resolve("archpool"), dir.resolve("python/archpool"));
+        return Archpool.copyTree(client.resolve("examples"), dir.resolve("python/examples"));
     }
 
     private static Run python(Path example, Map<String, String> env, String... args) throws Exception {
@@ -54,7 +58,8 @@ class PythonExampleIT {
         ProcessBuilder pb = new ProcessBuilder(command).directory(example.toFile())
                 .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
                 .redirectOutput(out.toFile()).redirectError(err.toFile());
-        pb.environment().remove("ARCHPOOL");
+        pb.environment().remove("ARCHPOOL_HOME");
+        pb.environment().remove("PYTHONPATH");
         pb.environment().remove("CUDAARCHS");
         pb.environment().remove("HIPARCHS");
         pb.environment().putAll(env);
@@ -82,7 +87,7 @@ class PythonExampleIT {
     void buildsEveryKernelForTheArchAndPrintsOneLineEach(@TempDir Path dir) throws Exception {
         Path example = example(dir);
 
-        Run run = python(example, Map.of("ARCHPOOL", launcher()), "--arch", "90", "-j2");
+        Run run = python(example, Map.of("ARCHPOOL_HOME", Archpool.home().toString()), "--arch", "90", "-j2");
 
         assertThat(run.exitCode()).as(run.toString()).isZero();
         assertThat(run.stdout()).as(run.toString())
@@ -94,8 +99,9 @@ class PythonExampleIT {
                 .containsPattern("(?m)^  softmax +succeeded .* softmax\\.fatbin \\[compute_90 sm_90\\]$")
                 .contains("4 of 4 kernels built (report: " + example.resolve("build/report.json") + ")");
         JsonNode report = ReportSchema.assertValid(example.resolve("build/report.json"));
-        assertThat(report.path("jobs").findValuesAsText("id"))
-                .containsExactly("axpy_f32", "axpy_f64", "scale_f32", "softmax");
+        // serve names each job by its id and a number unique in that serve (axpy_f32.1)
+        assertThat(report.path("jobs").findValuesAsText("id")).map(id -> id.replaceAll("\\.\\d+$", ""))
+                .containsExactlyInAnyOrder("axpy_f32", "axpy_f64", "scale_f32", "softmax");
         assertThat(example.resolve("build/axpy_f64/libpointwise_axpy_double.so")).isRegularFile();
         assertThat(example.resolve("build/softmax/softmax.fatbin")).isRegularFile();
     }
@@ -113,7 +119,8 @@ class PythonExampleIT {
                 .containsPattern("(?m)^  softmax +succeeded ")
                 .containsPattern("(?m)^  broken +failed .* command \\(nvcc\\) exited with status \\d+$")
                 .contains("| broken.cu(1): error: identifier \"undeclared_value\" is undefined")
-                .contains("log: " + example.resolve("build/.archpool/logs/broken.log"))
+                .containsPattern("log: " + Pattern.quote(example.resolve("build/.archpool/logs") + "/broken.")
+                        + "\\d+\\.log")
                 .contains("1 of 2 kernels built");
         ReportSchema.assertValid(example.resolve("build/report.json"));
     }
@@ -122,9 +129,10 @@ class PythonExampleIT {
     void withoutArchpoolOrAnArchitectureItStopsWithTheRightStatus(@TempDir Path dir) throws Exception {
         Path example = example(dir);
 
-        Run missing = python(example, Map.of("ARCHPOOL", dir.resolve("no-archpool-here").toString()));
+        Run missing = python(example, Map.of(), "--archpool", dir.resolve("no-archpool-here").toString());
         assertThat(missing.exitCode()).as(missing.toString()).isEqualTo(2);
-        assertThat(missing.stderr()).contains("archpool not found").contains("--archpool").contains("ARCHPOOL");
+        assertThat(missing.stderr()).contains("no-archpool-here").contains("is not an executable file")
+                .contains("--archpool").doesNotContain("Traceback");
 
         // Detection tools that find nothing, whatever this machine has: archpool refuses to guess (exit 3).
         Path bin = Files.createDirectories(dir.resolve("bin"));
@@ -137,7 +145,7 @@ class PythonExampleIT {
         Run unresolved = python(example, env, "--archpool", launcher(), "--only", "softmax");
         assertThat(unresolved.exitCode()).as(unresolved.toString()).isEqualTo(3);
         assertThat(unresolved.stderr()).contains("no GPU architecture could be resolved")
-                .contains("archpool exited with status 3 and wrote no report");
+                .contains("archpool serve exited with status 3").doesNotContain("Traceback");
         assertThat(example.resolve("build/report.json")).doesNotExist();
     }
 }

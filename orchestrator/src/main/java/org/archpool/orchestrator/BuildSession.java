@@ -150,6 +150,15 @@ public final class BuildSession {
 
     /** Every path the build writes, as given or by default, for the check before anything runs. */
     private OutputPaths outputPaths(Path logDir, Path reportFile) {
+        return outputPaths(settings, settings.manifest(), logDir, reportFile);
+    }
+
+    /**
+     * Every path a session writes, as given or by default: the report, the other outputs asked for, the log folder.
+     *
+     * @param manifest the manifest, null for {@code serve}
+     */
+    static OutputPaths outputPaths(Settings settings, Path manifest, Path logDir, Path reportFile) {
         List<OutputPaths.Output> files = new ArrayList<>();
         files.add(settings.report() != null ? OutputPaths.Output.given("--report", "report", settings.report())
                 : OutputPaths.Output.byDefault("--report", "report", reportFile));
@@ -167,7 +176,7 @@ public final class BuildSession {
         OutputPaths.Output folder = settings.logDir() != null
                 ? OutputPaths.Output.given("--log-dir", "log folder", settings.logDir())
                 : OutputPaths.Output.byDefault("--log-dir", "log folder", logDir);
-        return new OutputPaths(settings.manifest(), files, folder);
+        return new OutputPaths(manifest, files, folder);
     }
 
     private int run(Instant started, Manifest manifest, Path logDir, Path reportFile, ConsoleOutput stdout,
@@ -187,9 +196,9 @@ public final class BuildSession {
                 })) {
             // the workers' JVMs start while the architecture is resolved; they never need it to start
             pool.warmUp();
-            Resolved target;
+            ResolvedTarget target;
             try (ResolutionInterruptHook interrupt = new ResolutionInterruptHook(pool, err)) {
-                target = resolve(metrics, stderr);
+                target = ResolvedTarget.resolve(resolver, toolchain, settings.arch(), metrics, stderr);
             }
             console.note(target.line());
             LOG.info(target.line());
@@ -197,27 +206,7 @@ public final class BuildSession {
         }
     }
 
-    /** The resolved target, what the compiler said of it (null when not asked) and its console line. */
-    private record Resolved(Resolution resolution, ToolchainCheck.Result checked, String line) {
-    }
-
-    /** Resolves the architecture once and, unless skipped, asks the compiler whether it can build it. */
-    private Resolved resolve(BuildMetrics metrics, ConsoleOutput stderr)
-            throws ArchSyntaxException, ArchResolutionException {
-        Resolution resolution = resolver.resolve(settings.arch());
-        metrics.resolved(resolution);
-        resolution.warnings().forEach(w -> stderr.line("archpool: warning: " + w));
-        ToolchainCheck.Result checked = null;
-        if (toolchain != null) {
-            checked = toolchain.check(resolution.platform(), resolution.archs());
-            ToolchainCheck.requireSupported(checked, resolution.platform());
-        }
-        String line = "target: " + resolution.platform().wireName() + " " + String.join(";", resolution.archs())
-                + " (" + resolution.source() + (resolution.detail() == null ? "" : ", " + resolution.detail()) + ")";
-        return new Resolved(resolution, checked, line);
-    }
-
-    private int build(Instant started, Manifest manifest, Path logDir, Path reportFile, Resolved target,
+    private int build(Instant started, Manifest manifest, Path logDir, Path reportFile, ResolvedTarget target,
                       WorkerPool pool, BuildMetrics metrics, ConsoleReporter console, LogReporter logReporter,
                       ConsoleOutput stderr) throws IOException {
         Resolution resolution = target.resolution();

@@ -42,11 +42,17 @@ final class InterruptHook implements AutoCloseable {
 
     /** @param err queues without blocking: a console nobody reads must not keep the outputs from being written */
     InterruptHook(Scheduler scheduler, WorkerPool pool, ConsoleOutput err) {
+        this(scheduler, pool, err, () -> { });
+    }
+
+    /** @param stopping told first when the hook fires, before the scheduler is interrupted (a service stops taking jobs) */
+    InterruptHook(Scheduler scheduler, WorkerPool pool, ConsoleOutput err, Runnable stopping) {
         this.hook = new Thread(() -> {
             fired = true;
             onSecondSignal(() -> end(pool, err, "interrupted again"));
             err.line("archpool: interrupted: cancelling running jobs and writing the outputs"
                     + " (interrupt again to stop at once)");
+            stopping.run();
             scheduler.interrupt("the build was interrupted (SIGINT or SIGTERM)");
             if (!await(jobsEnded, CANCEL_GRACE)) {
                 pool.close();

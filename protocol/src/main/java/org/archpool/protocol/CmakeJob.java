@@ -53,4 +53,10 @@ public record CmakeJob(
     public String kind() {
         return "cmake";
     }
+
+    @Override
+    public CmakeJob withId(String newId) {
+        return new CmakeJob(newId, sourceDir, buildDir, generator, buildType, defines, configureArgs, buildArgs, targets,
+                env, timeoutMs, artifacts);
+    }
 }

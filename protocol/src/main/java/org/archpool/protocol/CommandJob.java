@@ -39,4 +39,9 @@ public record CommandJob(
     public String kind() {
         return "command";
     }
+
+    @Override
+    public CommandJob withId(String newId) {
+        return new CommandJob(newId, argv, cwd, env, timeoutMs, artifacts);
+    }
 }

@@ -34,6 +34,9 @@ public sealed interface JobSpec permits CmakeJob, CommandJob {
     /** The wire name of the kind: {@code cmake} or {@code command}. */
     String kind();
 
+    /** The same job under the id {@code newId} (checked as any id). */
+    JobSpec withId(String newId);
+
     /** Checks an id against {@link #ID_PATTERN}; {@code .} and {@code ..} are refused (they name folders). */
     static boolean isValidId(String id) {
         return id != null && ID_PATTERN.matcher(id).matches() && !id.equals(".") && !id.equals("..");

@@ -3,26 +3,8 @@ package org.archpool.orchestrator.cli;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.nio.file.Path;
-import java.time.Duration;
-import java.util.Map;
 import java.util.concurrent.Callable;
-import java.util.function.Function;
 import org.archpool.orchestrator.BuildSession;
-import org.archpool.orchestrator.arch.ToolchainCheck;
-import org.archpool.orchestrator.pool.LocalWorkerLauncher;
-import org.archpool.orchestrator.pool.PoolMode;
-import org.archpool.orchestrator.pool.ThreadWorkerLauncher;
-import org.archpool.orchestrator.pool.WorkerLauncher;
-import org.archpool.orchestrator.pool.WorkerSpec;
-import org.archpool.orchestrator.pool.slurm.Scancel;
-import org.archpool.orchestrator.pool.slurm.SlurmConfig;
-import org.archpool.orchestrator.pool.slurm.SlurmWorkerLauncher;
-import org.archpool.orchestrator.report.ReportFiles;
-import org.archpool.orchestrator.tool.ProcessToolRunner;
-import org.archpool.orchestrator.tool.ToolRunner;
-import org.archpool.orchestrator.verify.Verification;
-import org.archpool.orchestrator.verify.VerifyPolicy;
-import org.archpool.worker.JobRunner;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -62,72 +44,17 @@ public final class BuildCommand implements Callable<Integer> {
                     + " at a time holds it.")
     Path logDir;
 
-    @Option(names = "--verify", paramLabel = "strict|exact|warn|off", defaultValue = "strict",
-            description = "Check the GPU code in what each job built: strict (default) fails a job whose artifacts"
-                    + " lack a requested architecture, exact also fails on extra ones, warn only warns, off skips.")
-    VerifyPolicy verify;
-
-    @Option(names = "--forbid-hostcall",
-            description = "Fail jobs whose AMD kernels need a hostcall buffer (device printf or assert), which GPUs on"
-                    + " platforms without PCIe atomics cannot dispatch.")
-    boolean forbidHostcall;
-
-    @Option(names = "--no-toolchain-check",
-            description = "Do not ask the compiler (nvcc, hipcc or clang++; $CUDACXX/$HIPCXX) whether it supports the"
-                    + " resolved architectures before the build.")
-    boolean noToolchainCheck;
+    @Mixin
+    CheckOptions checkOptions = new CheckOptions();
 
     @Override
     public Integer call() throws Exception {
         CliContext context = parent.context();
-        // every output path (these, the defaults beside the manifest, the log folder) is checked by BuildSession,
-        // through OutputPaths, once the manifest is read and before anything runs
-        outputOptions.check();
-        launcherOptions.check(poolOptions.mode);
-        Map<String, String> env = context.environment();
-        ProcessToolRunner tools = new ProcessToolRunner(env, context.clock());
-        int cpus = Runtime.getRuntime().availableProcessors();
-        int jobs = poolOptions.jobs(launcherOptions.defaultJobs(env, cpus));
-        int buildParallelism = poolOptions.buildParallelism();
-        if (launcherOptions.slurm()) {
-            LauncherOptions.requireSrun(tools);
-            buildParallelism = LauncherOptions.slurmCpusPerTask(buildParallelism, env);
-        }
-        BuildSession.Settings settings = new BuildSession.Settings(manifest, jobs, archOptions.request(), report,
-                logDir, poolOptions.keepGoing, poolOptions.timeout, poolOptions.retries(), buildParallelism,
-                poolOptions.maxJobsPerWorker(), new Verification(verify, forbidHostcall),
-                new ReportFiles(null, outputOptions.metrics, outputOptions.trace, outputOptions.junit,
-                        outputOptions.html),
-                outputOptions.style(context), columns(context), cpus, outputOptions.maxLogBytes());
-        Function<Path, WorkerLauncher> launchers = launchers(env, tools, settings.buildParallelism());
-        ToolchainCheck toolchain = noToolchainCheck ? null : new ToolchainCheck(tools, env, archOptions.probeTimeout);
-        return new BuildSession(settings, archOptions.resolver(context), toolchain, launchers, context.clock(),
-                new PrometheusMeterRegistry(PrometheusConfig.DEFAULT), context.out(), context.err()).run();
-    }
-
-    /** What starts the workers, given the folder for their logs. */
-    private Function<Path, WorkerLauncher> launchers(Map<String, String> env, ToolRunner tools, int cpusPerTask)
-            throws UsageException {
-        Duration silence = poolOptions.heartbeatTimeout();
-        if (poolOptions.mode == PoolMode.THREAD) {
-            return workerLogs -> new ThreadWorkerLauncher(JobRunner.standard());
-        }
-        if (launcherOptions.slurm()) {
-            Duration start = poolOptions.workerStartTimeout(LauncherOptions.SLURM_START_TIMEOUT);
-            SlurmConfig slurm = launcherOptions.slurmConfig(env, cpusPerTask);
-            return workerLogs -> new SlurmWorkerLauncher(WorkerSpec.ofCurrentJvm(env, workerLogs, start, silence),
-                    slurm, new Scancel(slurm, tools));
-        }
-        Duration start = poolOptions.workerStartTimeout(WorkerSpec.DEFAULT_HELLO_TIMEOUT);
-        return workerLogs -> new LocalWorkerLauncher(WorkerSpec.ofCurrentJvm(env, workerLogs, start, silence));
-    }
-
-    /** The terminal's width from {@code COLUMNS}, which shells export; 0 when unknown. */
-    private static int columns(CliContext context) {
-        try {
-            return Integer.parseInt(context.environment().getOrDefault("COLUMNS", "0").trim());
-        } catch (NumberFormatException e) {
-            return 0;
-        }
+        SessionSetup setup = new SessionSetup(context, archOptions, poolOptions, launcherOptions, outputOptions,
+                checkOptions);
+        BuildSession.Settings settings = setup.settings(manifest, poolOptions.keepGoing, report, logDir);
+        return new BuildSession(settings, archOptions.resolver(context), setup.toolchain(), setup.launchers(settings),
+                context.clock(), new PrometheusMeterRegistry(PrometheusConfig.DEFAULT), context.out(), context.err())
+                .run();
     }
 }

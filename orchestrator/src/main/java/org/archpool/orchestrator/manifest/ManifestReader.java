@@ -142,7 +142,8 @@ public final class ManifestReader {
 
     /** Validates an already-parsed tree; {@code file} locates relative paths and names the manifest in messages. */
     public Manifest parse(Path file, JsonNode root) throws ManifestException {
-        Context ctx = new Context(file.toAbsolutePath().normalize());
+        Path path = file.toAbsolutePath().normalize();
+        Context ctx = new Context(path.getParent(), "manifest " + path + ": ");
         if (root == null || !root.isObject()) {
             throw ctx.error("the top level must be a JSON object {\"version\": 1, \"jobs\": [...]}");
         }
@@ -165,14 +166,27 @@ public final class ManifestReader {
         List<JobSpec> specs = new ArrayList<>();
         Set<String> ids = new HashSet<>();
         for (int i = 0; i < jobs.size(); i++) {
-            JobSpec spec = readJob(ctx, defaults, jobs.get(i), i);
-            requireFitsTheProtocol(ctx, spec);
+            JobSpec spec = readJob(ctx, defaults, jobs.get(i), "jobs[" + i + "]");
             if (!ids.add(spec.id())) {
                 throw ctx.error("jobs[" + i + "] repeats the id " + quote(spec.id()) + "; job ids must be unique: rename one of them");
             }
             specs.add(spec);
         }
-        return new Manifest(ctx.file, Manifest.VERSION, specs);
+        return new Manifest(path, Manifest.VERSION, specs);
+    }
+
+    /**
+     * Reads one job object, as an entry of a manifest's {@code jobs} with no {@code defaults}, with the same checks
+     * and messages: relative paths start at {@code baseDir} (absolute), and a cmake job's build folder defaults to
+     * {@code build/<id>} there. {@code archpool serve} reads each submitted job this way.
+     *
+     * @throws ManifestException naming the field, the problem and the fix
+     */
+    public JobSpec readJob(Path baseDir, JsonNode job) throws ManifestException {
+        if (!baseDir.isAbsolute()) {
+            throw new IllegalArgumentException("the base folder must be absolute: " + baseDir);
+        }
+        return readJob(new Context(baseDir.normalize(), ""), Defaults.NONE, job, "the job");
     }
 
     /**
@@ -201,11 +215,13 @@ public final class ManifestReader {
     private record Defaults(String generator, String buildType, String buildRoot, Map<String, String> defines,
                             Map<String, String> env, Long timeoutMs, List<String> configureArgs,
                             List<String> buildArgs) {
+
+        static final Defaults NONE = new Defaults(null, null, "build", Map.of(), Map.of(), null, List.of(), List.of());
     }
 
     private Defaults readDefaults(Context ctx, JsonNode node) throws ManifestException {
         if (node == null || node.isNull()) {
-            return new Defaults(null, null, "build", Map.of(), Map.of(), null, List.of(), List.of());
+            return Defaults.NONE;
         }
         if (!node.isObject()) {
             throw ctx.error("\"defaults\" must be an object such as {\"buildType\": \"Release\", \"timeout\": \"10m\"}");
@@ -223,8 +239,14 @@ public final class ManifestReader {
                 ctx.stringList(node, "buildArgs", where));
     }
 
-    private JobSpec readJob(Context ctx, Defaults d, JsonNode node, int index) throws ManifestException {
-        String where = "jobs[" + index + "]";
+    /** One job, checked, including that its request fits the protocol; {@code where} names it until its id is known. */
+    private JobSpec readJob(Context ctx, Defaults d, JsonNode node, String where) throws ManifestException {
+        JobSpec spec = readJobFields(ctx, d, node, where);
+        requireFitsTheProtocol(ctx, spec);
+        return spec;
+    }
+
+    private JobSpec readJobFields(Context ctx, Defaults d, JsonNode node, String where) throws ManifestException {
         if (node == null || !node.isObject()) {
             throw ctx.error(where + " must be an object with \"id\" and \"kind\"");
         }
@@ -252,7 +274,7 @@ public final class ManifestReader {
                     Path sourceDir = ctx.resolve(source);
                     if (!Files.isDirectory(sourceDir)) {
                         throw ctx.error(where + ": sourceDir " + printable(sourceDir.toString(), 300) + " is not a folder; fix the path"
-                                + " (relative paths start at the manifest's folder)");
+                                + " (relative paths start at " + ctx.baseName + ")");
                     }
                     if (!Files.isRegularFile(sourceDir.resolve("CMakeLists.txt"))) {
                         throw ctx.error(where + ": sourceDir " + printable(sourceDir.toString(), 300) + " has no CMakeLists.txt; point it at"
@@ -281,7 +303,7 @@ public final class ManifestReader {
                         throw ctx.error(where + ": \"argv\"[0] is blank; it must name the program to run");
                     }
                     String cwd = ctx.string(node, "cwd", where, false);
-                    Path cwdPath = cwd == null ? ctx.file.getParent() : ctx.resolve(cwd);
+                    Path cwdPath = cwd == null ? ctx.base : ctx.resolve(cwd);
                     if (!Files.isDirectory(cwdPath)) {
                         throw ctx.error(where + ": cwd " + printable(cwdPath.toString(), 300) + " is not a folder; fix the path");
                     }
@@ -307,20 +329,27 @@ public final class ManifestReader {
         return out;
     }
 
-    /** Where the manifest is, and helpers that name the field in their errors. */
+    /**
+     * Where relative paths start, how errors begin (the manifest's name, or nothing for a job read alone), and
+     * helpers that name the field in their errors.
+     */
     private static final class Context {
-        final Path file;
+        final Path base;
+        final String prefix;
+        final String baseName;
 
-        Context(Path file) {
-            this.file = file;
+        Context(Path base, String prefix) {
+            this.base = base;
+            this.prefix = prefix;
+            this.baseName = prefix.isEmpty() ? base.toString() : "the manifest's folder";
         }
 
         ManifestException error(String message) {
-            return new ManifestException("manifest " + file + ": " + message);
+            return new ManifestException(prefix + message);
         }
 
         Path resolve(String path) {
-            return file.getParent().resolve(path).normalize();
+            return base.resolve(path).normalize();
         }
 
         String string(JsonNode node, String field, String where, boolean required) throws ManifestException {

@@ -35,7 +35,7 @@ import java.util.stream.Collectors;
  * What this cannot rule out is a path that changes after the check, while the build runs; {@code AtomicFile}
  * checks again right before its rename, and the log files are created without following links.
  *
- * @param manifest  the manifest, as given
+ * @param manifest  the manifest, as given; null for {@code archpool serve}, which has none
  * @param files     the file outputs: the report, then {@code --metrics}, {@code --trace}, {@code --junit},
  *                  {@code --html} where asked for
  * @param logFolder the log folder
@@ -83,7 +83,6 @@ public record OutputPaths(Path manifest, List<Output> files, Output logFolder) {
     }
 
     public OutputPaths {
-        Objects.requireNonNull(manifest, "manifest");
         files = List.copyOf(files);
         Objects.requireNonNull(logFolder, "logFolder");
     }
@@ -122,6 +121,9 @@ public record OutputPaths(Path manifest, List<Output> files, Output logFolder) {
     }
 
     private void checkDefaultsHaveAFolder() throws IOException, OutputPathException {
+        if (manifest == null) {
+            return;
+        }
         PathKind kind = PathKind.followed(manifest);
         if (kind == PathKind.REGULAR_FILE) {
             return;
@@ -149,7 +151,7 @@ public record OutputPaths(Path manifest, List<Output> files, Output logFolder) {
         switch (kind) {
             case MISSING -> checkCanCreate(o, path.getParent());
             case REGULAR_FILE -> {
-                if (sameFile(path, manifest)) {
+                if (manifest != null && sameFile(path, manifest)) {
                     boolean samePath = path.toRealPath().equals(manifest.toRealPath());
                     throw new OutputPathException(o.named() + " is the manifest itself (" + manifest
                             + (samePath ? "" : ", under another name: a hard link") + "); writing the " + o.what() + " there would replace the"

@@ -5,15 +5,17 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.archpool.orchestrator.pool.Worker;
 
 /**
- * Whether the build has stopped dispatching and why, and which request each slot is running, so that an
- * interrupt can cancel them. Shared by the scheduler and its slots; safe from any thread.
+ * Whether the build has stopped dispatching and why, which jobs were cancelled one by one and why, and which
+ * request each slot is running, so that an interrupt or a job's cancel can reach it. Shared by the scheduler and
+ * its slots; safe from any thread.
  */
 final class BuildStop {
 
-    private record Running(Worker worker, String requestId) {
+    private record Running(String jobId, Worker worker, String requestId) {
     }
 
     private final Map<Integer, Running> running = new ConcurrentHashMap<>();
+    private final Map<String, String> cancelled = new ConcurrentHashMap<>();
     private volatile String reason;
     private volatile boolean interrupted;
 
@@ -25,6 +27,28 @@ final class BuildStop {
     /** Whether the build was interrupted (Ctrl-C, SIGTERM), not only stopped after a failure. */
     boolean interrupted() {
         return interrupted;
+    }
+
+    /** Why the job {@code jobId} was cancelled on its own, or null when it was not. */
+    String cancelled(String jobId) {
+        return cancelled.get(jobId);
+    }
+
+    /** Why the job stops: the build's interrupt, else its own cancel, else null (it goes on). */
+    String stopReason(String jobId) {
+        return interrupted ? reason : cancelled(jobId);
+    }
+
+    /** Cancels one job: it never starts, and its running request, if any, is told to cancel. */
+    void cancel(String jobId, String why) {
+        cancelled.putIfAbsent(jobId, why);
+        running.values().stream().filter(r -> r.jobId().equals(jobId))
+                .forEach(r -> r.worker().cancel(r.requestId()));
+    }
+
+    /** Forgets the cancel of a job that has its outcome, so that a long-lived scheduler keeps no trace of it. */
+    void ended(String jobId) {
+        cancelled.remove(jobId);
     }
 
     /** Stops dispatching because a job did not succeed, unless the build has already stopped. */
@@ -41,10 +65,13 @@ final class BuildStop {
         running.values().forEach(r -> r.worker().cancel(r.requestId()));
     }
 
-    /** {@code slot} now runs {@code requestId} on {@code worker}; cancelled at once if the build was interrupted. */
-    void running(int slot, Worker worker, String requestId) {
-        running.put(slot, new Running(worker, requestId));
-        if (interrupted) {
+    /**
+     * {@code slot} now runs {@code requestId} of {@code jobId} on {@code worker}; cancelled at once if the build was
+     * interrupted or the job cancelled.
+     */
+    void running(int slot, String jobId, Worker worker, String requestId) {
+        running.put(slot, new Running(jobId, worker, requestId));
+        if (interrupted || cancelled.containsKey(jobId)) {
             worker.cancel(requestId);
         }
     }

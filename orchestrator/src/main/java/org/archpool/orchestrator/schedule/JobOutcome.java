@@ -1,6 +1,7 @@
 package org.archpool.orchestrator.schedule;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import java.util.List;
 import org.archpool.protocol.Artifact;
 import org.archpool.protocol.BuildResult;
@@ -22,8 +23,11 @@ import org.archpool.protocol.PhaseTiming;
  * @param totalMs         from the first dispatch to the outcome
  * @param attemptFailures why earlier attempts crashed, in order
  * @param warnings        what the user should know about a job that passed (e.g. extra architectures)
+ * @param clientJobId     under {@code archpool serve}, the client's name for the job (shown after {@code id});
+ *                        null for a manifest's job
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
+@JsonPropertyOrder({"id", "clientJobId"})
 public record JobOutcome(
         String id,
         String kind,
@@ -45,13 +49,31 @@ public record JobOutcome(
         String message,
         List<Artifact> artifacts,
         List<String> attemptFailures,
-        List<String> warnings) {
+        List<String> warnings,
+        String clientJobId) {
 
     public JobOutcome {
         phases = phases == null ? List.of() : List.copyOf(phases);
         artifacts = artifacts == null ? List.of() : List.copyOf(artifacts);
         attemptFailures = attemptFailures == null ? List.of() : List.copyOf(attemptFailures);
         warnings = warnings == null ? List.of() : List.copyOf(warnings);
+    }
+
+    /** A manifest job's outcome: no {@code clientJobId}. */
+    public JobOutcome(String id, String kind, Outcome outcome, Integer exitCode, String signal, String worker,
+                      int attempts, long startMs, long queueWaitMs, long configureMs, long buildMs, long commandMs,
+                      long inspectMs, long totalMs, List<PhaseTiming> phases, String logPath, String logTail,
+                      String message, List<Artifact> artifacts, List<String> attemptFailures, List<String> warnings) {
+        this(id, kind, outcome, exitCode, signal, worker, attempts, startMs, queueWaitMs, configureMs, buildMs,
+                commandMs, inspectMs, totalMs, phases, logPath, logTail, message, artifacts, attemptFailures, warnings,
+                null);
+    }
+
+    /** This outcome as the client that named the job {@code clientJobId} is told it. */
+    public JobOutcome forClient(String clientJobId) {
+        return new JobOutcome(id, kind, outcome, exitCode, signal, worker, attempts, startMs, queueWaitMs,
+                configureMs, buildMs, commandMs, inspectMs, totalMs, phases, logPath, logTail, message, artifacts,
+                attemptFailures, warnings, clientJobId);
     }
 
     /**

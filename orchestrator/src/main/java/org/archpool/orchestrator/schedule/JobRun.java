@@ -67,15 +67,22 @@ final class JobRun {
             return JobOutcome.unsent(job, attempts, queueWait, clock.millis() - dispatchedAt, tooLarge);
         }
         for (int attempt = 1; attempt <= config.retries() + 1; attempt++) {
+            String stoppedBefore = stop.stopReason(job.id());
+            if (stoppedBefore != null && attempt > 1) {
+                // cancelled while its worker failed: not retried
+                return JobOutcome.cancelled(job, attempts, queueWait, clock.millis() - dispatchedAt,
+                        config.logPath(job, attempt - 1).toString(), "cancelled: " + stoppedBefore);
+            }
             Worker worker;
             try {
                 worker = pool.workerFor(slot);
             } catch (WorkerFailedException e) {
                 attempts = attempts.failed(e.getMessage());
-                if (stop.interrupted()) {
+                String stopped = stop.stopReason(job.id());
+                if (stopped != null) {
                     // its worker's start was stopped with the build (a Slurm job still queued, say): not a crash
                     return JobOutcome.cancelled(job, attempts, queueWait, clock.millis() - dispatchedAt, null,
-                            "cancelled: " + stop.reason() + " before its worker had started");
+                            "cancelled: " + stopped + " before its worker had started");
                 }
                 continue;
             }
@@ -84,7 +91,7 @@ final class JobRun {
             BuildRequest request = new BuildRequest(job.id() + "#" + attempt, concrete.job(), config.target(),
                     concrete.steps(), timeoutMs, config.logPath(job, attempt).toString(), config.maxLogBytes());
             CompletableFuture<BuildResult> answer = worker.execute(request, phase -> listener.phase(job.id(), phase));
-            stop.running(slot, worker, request.requestId());
+            stop.running(slot, job.id(), worker, request.requestId());
             try {
                 BuildResult result = timeoutMs > 0
                         ? answer.get(timeoutMs + WORKER_ANSWER_GRACE_MS, TimeUnit.MILLISECONDS)
@@ -96,9 +103,10 @@ final class JobRun {
                 String reason = failed != null ? failed.getMessage() : String.valueOf(e.getCause());
                 attempts = attempts.failed(reason);
                 pool.discard(slot, worker, failed != null ? failed.failure() : WorkerFailure.IO, reason);
-                if (stop.interrupted()) {
+                String stopped = stop.stopReason(job.id());
+                if (stopped != null) {
                     return JobOutcome.cancelled(job, attempts, queueWait, clock.millis() - dispatchedAt,
-                            request.logPath(), "cancelled: " + stop.reason() + "; its worker was stopped");
+                            request.logPath(), "cancelled: " + stopped + "; its worker was stopped");
                 }
             } catch (TimeoutException e) {
                 String reason = "worker " + worker.id() + " gave no answer " + WORKER_ANSWER_GRACE_MS
@@ -140,8 +148,8 @@ final class JobRun {
     /** The worker's answer, with a succeeded job's artifacts judged against the target. */
     private JobOutcome judged(JobSpec job, BuildResult r, Attempts attempts, long queueWait, long totalMs) {
         Outcome outcome = r.outcome();
-        String message = outcome == Outcome.CANCELLED && stop.interrupted() ? "cancelled: " + stop.reason()
-                : r.message();
+        String stopped = stop.stopReason(job.id());
+        String message = outcome == Outcome.CANCELLED && stopped != null ? "cancelled: " + stopped : r.message();
         List<String> warnings = List.of();
         if (outcome == Outcome.SUCCEEDED) {
             Verdict verdict = config.judge().judge(job, config.target(), r.artifacts());

@@ -16,7 +16,8 @@ import org.archpool.protocol.Outcome;
  * {@link SchedulerConfig#planner() planner}, sends it, retries it when the infrastructure fails, and has a
  * succeeded job's artifacts checked by the config's {@link SchedulerConfig#judge() judge}. Unless
  * {@code keepGoing}, the first job that does not succeed stops dispatching: every job not yet started is recorded
- * {@code cancelled}. Every submitted job's future completes with exactly one outcome.
+ * {@code cancelled}. One job can be {@linkplain #cancel cancelled} on its own. Every submitted job's future
+ * completes with exactly one outcome.
  */
 public final class Scheduler implements AutoCloseable {
 
@@ -55,6 +56,25 @@ public final class Scheduler implements AutoCloseable {
         CompletableFuture<JobOutcome> future = new CompletableFuture<>();
         queue.add(new Queued(job, future, clock.millis()));
         return future;
+    }
+
+    /**
+     * Cancels the job with {@code jobId} (ids are unique among the jobs submitted and not ended): queued, it ends
+     * {@code cancelled} ("not started: reason") at once; running, its worker is told to cancel it (its process tree
+     * is killed) and it ends {@code cancelled}, not retried. Does nothing for a job that has ended. Safe from any
+     * thread.
+     */
+    public void cancel(String jobId, String reason) {
+        stop.cancel(jobId, reason);
+        List<Queued> removed = new ArrayList<>();
+        queue.removeIf(q -> {
+            boolean match = q != STOP && q.job().id().equals(jobId);
+            if (match) {
+                removed.add(q);
+            }
+            return match;
+        });
+        removed.forEach(q -> finish(q, notStarted(q, reason)));
     }
 
     /** @return how many jobs wait for a worker now */
@@ -103,10 +123,9 @@ public final class Scheduler implements AutoCloseable {
                 return;
             }
             JobOutcome outcome;
-            String reason = stop.reason();
+            String reason = stop.reason() != null ? stop.reason() : stop.cancelled(q.job().id());
             if (reason != null) {
-                long now = clock.millis();
-                outcome = JobOutcome.notStarted(q.job(), now - origin, now - q.submittedAtMs(), reason);
+                outcome = notStarted(q, reason);
             } else {
                 outcome = runs.run(slot, q.job(), q.submittedAtMs());
                 if (outcome.outcome() != Outcome.SUCCEEDED && !config.keepGoing()) {
@@ -114,8 +133,18 @@ public final class Scheduler implements AutoCloseable {
                             + " and --keep-going is off");
                 }
             }
-            listener.finished(outcome);
-            q.future().complete(outcome);
+            finish(q, outcome);
         }
+    }
+
+    private JobOutcome notStarted(Queued q, String reason) {
+        long now = clock.millis();
+        return JobOutcome.notStarted(q.job(), now - origin, now - q.submittedAtMs(), reason);
+    }
+
+    private void finish(Queued q, JobOutcome outcome) {
+        stop.ended(q.job().id());
+        listener.finished(outcome);
+        q.future().complete(outcome);
     }
 }

@@ -1,0 +1,267 @@
+"""One connection to ``archpool serve``: the tables of what waits for an answer, the writer, and the one reader
+thread that resolves every future (docs/service.md, "Messages")."""
+
+import atexit
+import itertools
+import logging
+import threading
+from concurrent.futures import Future
+from typing import Any, Dict, List, Mapping, Optional
+
+from . import _protocol as protocol
+from ._errors import BuildError, JobRejectedError, PoolClosedError, ProtocolError, ServeError
+from ._future import JobFuture
+from ._results import Bye, JobResult, ServeInfo, Status
+from ._transport import Transport
+
+__all__ = ["Connection"]
+
+_log = logging.getLogger("archpool")
+
+
+class Connection:
+    """Submits, cancels and requests from any thread; answers read on one thread, in ``serve``'s order."""
+
+    def __init__(self, transport: Transport) -> None:
+        """Reads ``hello`` (blocking until ``serve`` resolved its target and started its pool).
+
+        :raises ServeError: ``serve`` stopped first (:class:`UsageError`, :class:`ArchResolutionError`…).
+        :raises ProtocolError: its first line is not a ``hello`` of service version 1.
+        """
+        self._transport = transport
+        self._lock = threading.Lock()  # the tables and the state below
+        self._write_lock = threading.Lock()  # one whole line at a time
+        self._jobs: Dict[str, JobFuture] = {}
+        self._requests: Dict[str, "Future[Status]"] = {}
+        self._ids = itertools.count(1)
+        self._closing = False  # shutdown began: no more submits
+        self._disconnect_when_idle = False
+        self._ended: Optional[BaseException] = None  # why no more answers come, once the reader stopped
+        self.bye: Optional[Bye] = None
+        self.exit_code: Optional[int] = None
+        self.info = self._hello()
+        transport.release_stderr()
+        if transport.owns_serve:
+            atexit.register(self._abandon)
+        self._reader = threading.Thread(target=self._read, name=f"archpool-reader-{self.info.pid}", daemon=True)
+        self._reader.start()
+
+    # --- what clients call, from any thread
+
+    def submit(self, job: Mapping[str, Any], cwd: str) -> JobFuture:
+        with self._lock:
+            self._check_open("submit a job")
+            client_job_id = f"c{next(self._ids)}"
+        line = protocol.encode(protocol.submit(client_job_id, cwd, job))
+        future = JobFuture(client_job_id, self._cancel)
+        with self._lock:
+            self._check_open("submit a job")
+            self._jobs[client_job_id] = future
+        self._send(line)
+        return future
+
+    def status(self, timeout: Optional[float]) -> Status:
+        with self._lock:
+            if self._ended is not None:
+                raise PoolClosedError(f"cannot ask {self._transport.describe()} for its status: {self._ended}")
+            request_id = f"s{next(self._ids)}"
+            answer: "Future[Status]" = Future()
+            self._requests[request_id] = answer
+        self._send(protocol.encode(protocol.status(request_id)))
+        return answer.result(timeout)
+
+    def shutdown(self, cancel_futures: bool) -> None:
+        """Stdio: ``shutdown`` (``serve`` ends every job, says ``bye`` and exits). Socket: this client leaves once
+        its jobs have their results (at once with ``cancel_futures``, which cancels them)."""
+        with self._lock:
+            first = not self._closing
+            self._closing = True
+            pending = [f for f in self._jobs.values() if not f.done()]
+        if not self._transport.owns_serve:
+            if cancel_futures:
+                for future in pending:
+                    future.cancel()
+            with self._lock:
+                self._disconnect_when_idle = True
+                idle = not any(not f.done() for f in self._jobs.values())
+            if idle:
+                self._transport.close()
+        elif first:
+            self._send(protocol.encode(protocol.shutdown(cancel_futures)))
+        elif cancel_futures:
+            # a second shutdown may still ask for what the first did not: cancel the running jobs
+            self._send(protocol.encode(protocol.shutdown(True)))
+
+    def wait_closed(self) -> None:
+        """Until the reader saw the end (``bye`` and ``serve``'s exit, or the disconnect)."""
+        if threading.current_thread() is self._reader:
+            raise RuntimeError("shutdown(wait=True) cannot wait from a done-callback (it runs on the thread that"
+                               " reads archpool serve's answers); use shutdown(wait=False) there")
+        self._reader.join()
+
+    def pending(self) -> int:
+        with self._lock:
+            return sum(1 for f in self._jobs.values() if not f.done())
+
+    # --- internals
+
+    def _check_open(self, what: str) -> None:
+        if self._ended is not None:
+            raise PoolClosedError(f"cannot {what}: {self._ended}")
+        if self._closing:
+            raise PoolClosedError(f"cannot {what} after shutdown() of {self._transport.describe()}")
+
+    def _send(self, line: bytes) -> None:
+        """A write that fails means ``serve`` is gone: the reader sees its EOF and fails what is pending, with
+        ``serve``'s own exit status and stderr, so the write's error is not the one the caller gets."""
+        with self._write_lock:
+            try:
+                self._transport.write(line)
+            except OSError as e:
+                _log.debug("writing to %s failed (%s); its end is reported by the reader", self._transport.describe(),
+                           e)
+
+    def _cancel(self, client_job_id: str) -> None:
+        with self._lock:
+            if self._ended is not None:
+                return
+        self._send(protocol.encode(protocol.cancel(client_job_id)))
+        self._disconnect_if_idle()
+
+    def _hello(self) -> ServeInfo:
+        try:
+            line = self._transport.read_line()
+            if not line:
+                raise self._transport.start_failure()
+            message = protocol.decode(line)
+            protocol.check_hello(message)
+            return ServeInfo.from_message(message)
+        except (ProtocolError, KeyError, TypeError) as e:
+            self._transport.close()
+            self._transport.finish()
+            if isinstance(e, ProtocolError):
+                raise
+            raise ProtocolError(f"archpool serve's hello lacks a field or has one of the wrong type: {e!r}") from e
+        except BaseException:
+            self._transport.close()
+            raise
+
+    def _read(self) -> None:
+        failure: Optional[BaseException] = None
+        try:
+            while True:
+                line = self._transport.read_line()
+                if not line:
+                    break
+                self._dispatch(protocol.decode(line))
+        except ProtocolError as e:
+            failure = e
+        except (KeyError, TypeError, ValueError) as e:
+            failure = ProtocolError(f"archpool serve sent a message this client cannot read: {e!r}")
+        except OSError as e:
+            failure = ServeError(f"reading from {self._transport.describe()} failed: {e}")
+        finally:
+            self._end(failure)
+
+    def _dispatch(self, message: Dict[str, Any]) -> None:
+        kind = message["type"]
+        if kind == "accepted":
+            future = self._job(message["clientJobId"])
+            if future is not None:
+                future._set_accepted(message["jobId"], bool(message.get("shared", False)))
+        elif kind == "result":
+            result = JobResult.from_message(message)
+            future = self._take_job(result.client_job_id)
+            if future is not None:
+                if result.succeeded:
+                    future._settle(lambda: future.set_result(result))
+                else:
+                    future._settle(lambda: future.set_exception(BuildError(result)))
+                self._disconnect_if_idle()
+        elif kind == "status":
+            answer = self._take_request(message.get("requestId"))
+            if answer is not None:
+                answer.set_result(Status.from_message(message))
+        elif kind == "error":
+            self._error(message)
+        elif kind == "bye":
+            self.bye = Bye.from_message(message)
+            if self.bye.not_written:
+                _log.warning("archpool serve wrote no report: %s", self.bye.not_written)
+        # any other type is one a later serve added: ignored, as the protocol says
+
+    def _error(self, message: Dict[str, Any]) -> None:
+        code = str(message.get("code", ""))
+        text = str(message.get("message", ""))
+        client_job_id = message.get("clientJobId")
+        request_id = message.get("requestId")
+        if client_job_id is not None and code == "unknown-job":
+            return  # a cancel that crossed the job's result: the result was already taken
+        if client_job_id is not None:
+            future = self._take_job(client_job_id)
+            if future is not None:
+                future._reject(JobRejectedError(code, text))
+                self._disconnect_if_idle()
+                return
+        if request_id is not None:
+            answer = self._take_request(request_id)
+            if answer is not None:
+                answer.set_exception(JobRejectedError(code, text))
+                return
+        _log.error("archpool serve refused a message of this client (%s): %s", code, text)
+
+    def _job(self, client_job_id: str) -> Optional[JobFuture]:
+        with self._lock:
+            future = self._jobs.get(client_job_id)
+        if future is None:
+            _log.warning("archpool serve answered about job %r, which this client did not submit", client_job_id)
+        return future
+
+    def _take_job(self, client_job_id: str) -> Optional[JobFuture]:
+        with self._lock:
+            future = self._jobs.pop(client_job_id, None)
+        if future is None:
+            _log.warning("archpool serve answered about job %r, which this client did not submit or that has its"
+                         " result", client_job_id)
+        return future
+
+    def _take_request(self, request_id: Optional[str]) -> "Optional[Future[Status]]":
+        with self._lock:
+            return self._requests.pop(request_id, None) if request_id is not None else None
+
+    def _disconnect_if_idle(self) -> None:
+        """A client of a shared ``serve`` that shut down leaves once nothing of its own is pending."""
+        with self._lock:
+            leave = self._disconnect_when_idle and not any(not f.done() for f in self._jobs.values())
+        if leave:
+            self._transport.close()
+
+    def _end(self, failure: Optional[BaseException]) -> None:
+        """The reader's last act: every future and request that still waits fails, saying why."""
+        if failure is not None:
+            self._transport.close()
+        elif not self._transport.owns_serve and self._disconnect_when_idle:
+            failure = PoolClosedError(f"this client left {self._transport.describe()} (shutdown)")
+        elif self.bye is None:
+            failure = self._transport.ended()
+        else:
+            failure = PoolClosedError(f"{self._transport.describe()} was shut down")
+        self.exit_code = self._transport.finish()
+        if self._transport.owns_serve:
+            atexit.unregister(self._abandon)
+        with self._lock:
+            self._ended = failure
+            jobs: List[JobFuture] = list(self._jobs.values())
+            requests = list(self._requests.values())
+            self._jobs.clear()
+            self._requests.clear()
+        for future in jobs:
+            future._settle(lambda f=future: f.set_exception(failure))  # type: ignore[misc]
+        for answer in requests:
+            answer.set_exception(failure)
+
+    def _abandon(self) -> None:
+        """At interpreter exit without shutdown: close ``serve``'s stdin, so that it cancels every job and exits,
+        and wait for that (killing it if it does not)."""
+        self._transport.close()
+        self._reader.join(15.0)

@@ -1,0 +1,141 @@
+"""The public face: :class:`Pool` (starts ``archpool serve --stdio`` and owns it) and :func:`connect` (joins a
+``serve --socket`` that others share)."""
+
+import os
+from types import TracebackType
+from typing import Any, Mapping, Optional, Sequence, Type, Union
+
+from ._connection import Connection
+from ._future import JobFuture
+from ._jobs import Duration, PathArg, cmake_job, command_job
+from ._locate import find_archpool
+from ._options import serve_flags
+from ._results import Bye, ServeInfo, Status, Target
+from ._stderr import StderrSink
+from ._transport import SocketTransport, StdioTransport
+
+__all__ = ["Pool", "connect"]
+
+
+class Pool:
+    """A pool of archpool workers that builds jobs as they are submitted, for one target resolved once.
+
+    ``Pool(jobs=None, platform="auto", arch=None, archpool=None, **options)`` starts ``archpool serve --stdio`` and
+    returns once it answered (its target resolved, its workers up). ``jobs`` is ``-j``, ``platform`` and ``arch``
+    are ``--platform`` and ``--arch`` (``"90"``, ``"80;90"`` or ``["80", "90"]``), ``archpool`` the launcher
+    (default: :func:`find_archpool`). Every other keyword is one flag of ``serve`` (docs/service.md), ``_`` for
+    ``-``: ``verify="strict"``, ``timeout="10m"`` (or seconds, or a timedelta), ``retries=1``, ``mode="process"``,
+    ``log_dir=...``, ``fallback_arch=...``, ``quiet=True``, ``srun_arg=[...]``… ``stderr`` is where ``serve``'s
+    progress and diagnostics go: None (forwarded to ``sys.stderr``), a file path, or an object with ``write``.
+
+    :raises TypeError: an option that is no flag of ``serve``, or a value of the wrong type.
+    :raises UsageError: archpool refused a flag's value or an output path (its exit status 2).
+    :raises ArchResolutionError: no architecture could be resolved, or the compiler refused it (exit status 3).
+    :raises ArchpoolNotFoundError: no archpool launcher was found.
+    """
+
+    def __init__(self, jobs: Optional[int] = None, platform: Optional[str] = "auto",
+                 arch: Union[None, str, int, Sequence[Union[str, int]]] = None, archpool: Optional[str] = None, *,
+                 stderr: StderrSink = None, **options: Any) -> None:
+        flags = serve_flags(jobs, platform, arch, options)
+        command = [find_archpool(archpool), "serve", "--stdio", *flags]
+        self._connection = Connection(StdioTransport(command, stderr))
+
+    @classmethod
+    def _joined(cls, connection: Connection) -> "Pool":
+        pool = cls.__new__(cls)
+        pool._connection = connection
+        return pool
+
+    # --- what serve said
+
+    @property
+    def target(self) -> Target:
+        """The platform and architectures every job is built for, and where they came from."""
+        return self._connection.info.target
+
+    @property
+    def info(self) -> ServeInfo:
+        """``serve``'s ``hello``: its version, pid, pool (mode, launcher, workers), log folder and report."""
+        return self._connection.info
+
+    @property
+    def log_dir(self) -> Optional[str]:
+        """The folder with every job's log (``JOB_ID.log``)."""
+        return self._connection.info.log_dir
+
+    @property
+    def bye(self) -> Optional[Bye]:
+        """After shutdown of a pool this process owns: ``serve``'s last word (report path, outcomes)."""
+        return self._connection.bye
+
+    @property
+    def exit_code(self) -> Optional[int]:
+        """``serve``'s exit status once it exited (None for a :func:`connect`-ed pool, or while it runs)."""
+        return self._connection.exit_code
+
+    def status(self, timeout: Optional[float] = None) -> Status:
+        """Counts of the whole ``serve`` (every client's jobs): queued, running, accepted, outcomes…"""
+        return self._connection.status(timeout)
+
+    # --- jobs
+
+    def submit_cmake(self, source_dir: PathArg, build_dir: Optional[PathArg] = None,
+                     defines: Optional[Mapping[str, Any]] = None, id: Optional[str] = None,
+                     generator: Optional[str] = None, build_type: Optional[str] = None,
+                     configure_args: Optional[Sequence[str]] = None, build_args: Optional[Sequence[str]] = None,
+                     targets: Optional[Sequence[str]] = None, env: Optional[Mapping[str, str]] = None,
+                     timeout: Optional[Duration] = None, artifacts: Optional[Sequence[PathArg]] = None) -> JobFuture:
+        """Configures and builds a CMake project for the pool's target (archpool passes
+        ``CMAKE_<LANG>_ARCHITECTURES``; ``defines`` may not). ``id`` defaults to the source folder's name, and
+        ``build_dir`` to ``build/<id>``; relative paths start at this process's working directory.
+        Returns at once; the future's result is the :class:`JobResult`."""
+        job = cmake_job(source_dir, build_dir, defines, id, generator, build_type, configure_args, build_args,
+                        targets, env, timeout, artifacts)
+        return self._connection.submit(job, os.getcwd())
+
+    def submit_command(self, argv: Sequence[PathArg], cwd: Optional[PathArg] = None,
+                       env: Optional[Mapping[str, str]] = None, artifacts: Optional[Sequence[PathArg]] = None,
+                       id: Optional[str] = None, timeout: Optional[Duration] = None) -> JobFuture:
+        """Runs ``argv`` (no shell) in ``cwd``, with ``{offload-arch-flags}`` and ``{archs}`` in it replaced by the
+        pool's target. ``id`` defaults to the program's name. A command job's default artifacts are the files
+        written under ``cwd`` while it ran: give parallel jobs their own ``cwd``, or name their ``artifacts``.
+        Returns at once; the future's result is the :class:`JobResult`."""
+        return self._connection.submit(command_job(argv, cwd, env, artifacts, id, timeout), os.getcwd())
+
+    # --- the end
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        """No more submits. A pool this process started: ``serve`` runs every accepted job to its result (with
+        ``cancel_futures``, it cancels queued jobs and kills running ones), writes its report and exits. A pool
+        from :func:`connect`: only this client leaves, once its own jobs have their results (at once with
+        ``cancel_futures``, cancelling them); the ``serve`` goes on for the others.
+        With ``wait``, returns when that is done. Calling it again is harmless."""
+        self._connection.shutdown(cancel_futures)
+        if wait:
+            self._connection.wait_closed()
+
+    def __enter__(self) -> "Pool":
+        return self
+
+    def __exit__(self, kind: Optional[Type[BaseException]], error: Optional[BaseException],
+                 traceback: Optional[TracebackType]) -> None:
+        """Waits for every job; when the block raised (a Ctrl-C, a failed assertion), cancels them instead."""
+        self.shutdown(wait=True, cancel_futures=error is not None)
+
+    def __repr__(self) -> str:
+        info = self._connection.info
+        return (f"<archpool.Pool {info.target.platform} {';'.join(info.target.archs)}, {info.workers} workers,"
+                f" pid {info.pid}, {self._connection.pending()} pending>")
+
+
+def connect(socket_path: PathArg, timeout: Optional[float] = None) -> Pool:
+    """Joins ``archpool serve --socket PATH`` (started by someone else, shared by several processes): the same
+    :class:`Pool`, whose target is the one that ``serve`` resolved; its ``shutdown()`` only disconnects.
+
+    ``timeout``: how many seconds to wait for a ``serve`` that is still starting (no socket yet, or one that does
+    not answer yet), e.g. ranks that connect while another starts it; None or 0 tries once.
+
+    :raises ServeError: nothing answers at ``socket_path`` (within ``timeout``).
+    """
+    return Pool._joined(Connection(SocketTransport.connect(os.fspath(socket_path), timeout or 0.0)))

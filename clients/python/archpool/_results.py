@@ -1,0 +1,192 @@
+"""What ``archpool serve`` answers, as frozen values: a job's result, the target, the pool, a status.
+
+Each value keeps the message it was read from in ``raw`` (fields a later archpool adds are there too);
+fields the message lacks are ``None``, empty or zero, as the report's conventions say (docs/report-schema.md).
+"""
+
+from dataclasses import dataclass, field
+from typing import Any, Dict, Mapping, Optional, Tuple
+
+__all__ = ["Artifact", "Phase", "Timings", "JobResult", "Target", "ServeInfo", "Status", "Bye"]
+
+SUCCEEDED = "succeeded"
+
+
+@dataclass(frozen=True)
+class Artifact:
+    """A file a job built and the GPU code found in it (``sm_90``, ``compute_90``, ``gfx942``…)."""
+
+    path: str
+    archs: Tuple[str, ...]
+    problem: Optional[str] = None
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "Artifact":
+        return cls(path=data["path"], archs=tuple(data.get("archs", ())), problem=data.get("problem"))
+
+
+@dataclass(frozen=True)
+class Phase:
+    """One step of a job's last attempt: ``configure``, ``build``, ``command`` or ``inspect``."""
+
+    name: str
+    ms: int
+    exit_code: Optional[int] = None
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "Phase":
+        return cls(name=data["name"], ms=data.get("ms", 0), exit_code=data.get("exitCode"))
+
+
+@dataclass(frozen=True)
+class Timings:
+    """A job's times in milliseconds, counted from ``serve``'s start (``start_ms``) or durations (the rest)."""
+
+    start_ms: int
+    queue_wait_ms: int
+    configure_ms: int
+    build_ms: int
+    command_ms: int
+    inspect_ms: int
+    total_ms: int
+
+    @classmethod
+    def from_json(cls, job: Mapping[str, Any]) -> "Timings":
+        return cls(start_ms=job.get("startMs", 0), queue_wait_ms=job.get("queueWaitMs", 0),
+                   configure_ms=job.get("configureMs", 0), build_ms=job.get("buildMs", 0),
+                   command_ms=job.get("commandMs", 0), inspect_ms=job.get("inspectMs", 0),
+                   total_ms=job.get("totalMs", 0))
+
+
+@dataclass(frozen=True)
+class JobResult:
+    """The one result of a submitted job: a ``result`` message's ``job`` (a report entry) and its ``shared``."""
+
+    id: str
+    client_job_id: str
+    kind: str
+    outcome: str
+    exit_code: Optional[int]
+    signal: Optional[str]
+    artifacts: Tuple[Artifact, ...]
+    log_path: Optional[str]
+    log_tail: Optional[str]
+    message: Optional[str]
+    timings: Timings
+    phases: Tuple[Phase, ...]
+    worker: Optional[str]
+    attempts: int
+    attempt_failures: Tuple[str, ...]
+    shared: bool
+    warnings: Tuple[str, ...]
+    raw: Dict[str, Any] = field(repr=False, compare=False, hash=False)
+
+    @property
+    def succeeded(self) -> bool:
+        return self.outcome == SUCCEEDED
+
+    @classmethod
+    def from_message(cls, message: Mapping[str, Any]) -> "JobResult":
+        """Reads a ``result`` message; a missing required field is a KeyError (the caller's protocol error)."""
+        job = message["job"]
+        return cls(
+            id=job["id"],
+            client_job_id=message["clientJobId"],
+            kind=job.get("kind", ""),
+            outcome=job["outcome"],
+            exit_code=job.get("exitCode"),
+            signal=job.get("signal"),
+            artifacts=tuple(Artifact.from_json(a) for a in job.get("artifacts", ())),
+            log_path=job.get("logPath"),
+            log_tail=job.get("logTail"),
+            message=job.get("message"),
+            timings=Timings.from_json(job),
+            phases=tuple(Phase.from_json(p) for p in job.get("phases", ())),
+            worker=job.get("worker"),
+            attempts=job.get("attempts", 0),
+            attempt_failures=tuple(job.get("attemptFailures", ())),
+            shared=bool(message.get("shared", job.get("shared", False))),
+            warnings=tuple(job.get("warnings", ())),
+            raw=dict(message),
+        )
+
+
+@dataclass(frozen=True)
+class Target:
+    """What every job is built for, resolved once when ``serve`` started: ``platform`` ``cuda`` or ``hip``,
+    ``archs`` in CMake's spelling (``90``, ``gfx942``), ``source`` (``flag``, ``env:CUDAARCHS``,
+    ``detected:nvidia-smi``, ``fallback``) and ``detail`` (the exact input, e.g. ``--arch 90``)."""
+
+    platform: str
+    archs: Tuple[str, ...]
+    source: str
+    detail: Optional[str] = None
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "Target":
+        return cls(platform=data["platform"], archs=tuple(data["archs"]), source=data["source"],
+                   detail=data.get("detail"))
+
+
+@dataclass(frozen=True)
+class ServeInfo:
+    """The ``hello`` of ``archpool serve``: who answers, for what target, with which pool."""
+
+    service: int
+    archpool_version: str
+    pid: Optional[int]
+    target: Target
+    mode: Optional[str]
+    launcher: Optional[str]
+    workers: Optional[int]
+    log_dir: Optional[str]
+    report: Optional[str]
+    raw: Dict[str, Any] = field(repr=False, compare=False, hash=False)
+
+    @classmethod
+    def from_message(cls, message: Mapping[str, Any]) -> "ServeInfo":
+        pool = message.get("pool", {})
+        return cls(service=message["service"], archpool_version=message.get("archpoolVersion", ""),
+                   pid=message.get("pid"), target=Target.from_json(message["target"]), mode=pool.get("mode"),
+                   launcher=pool.get("launcher"), workers=pool.get("workers"), log_dir=message.get("logDir"),
+                   report=message.get("report"), raw=dict(message))
+
+
+@dataclass(frozen=True)
+class Status:
+    """A ``status`` answer: counts for the whole ``serve``, every client's jobs together."""
+
+    queued: int
+    running: int
+    accepted: int
+    clients: int
+    workers: int
+    live_workers: int
+    outcomes: Dict[str, int]
+    uptime_ms: int
+    shutting_down: bool
+    raw: Dict[str, Any] = field(repr=False, compare=False, hash=False)
+
+    @classmethod
+    def from_message(cls, message: Mapping[str, Any]) -> "Status":
+        workers = message.get("workers", {})
+        return cls(queued=message.get("queued", 0), running=message.get("running", 0),
+                   accepted=message.get("accepted", 0), clients=message.get("clients", 0),
+                   workers=workers.get("size", 0), live_workers=workers.get("live", 0),
+                   outcomes=dict(message.get("outcomes", {})), uptime_ms=message.get("uptimeMs", 0),
+                   shutting_down=bool(message.get("shuttingDown", False)), raw=dict(message))
+
+
+@dataclass(frozen=True)
+class Bye:
+    """The last message of a ``serve`` that was shut down: its report (or why it was not written)."""
+
+    report: Optional[str]
+    not_written: Optional[str]
+    outcomes: Dict[str, int]
+    raw: Dict[str, Any] = field(repr=False, compare=False, hash=False)
+
+    @classmethod
+    def from_message(cls, message: Mapping[str, Any]) -> "Bye":
+        return cls(report=message.get("report"), not_written=message.get("notWritten"),
+                   outcomes=dict(message.get("outcomes", {})), raw=dict(message))

@@ -1,0 +1,141 @@
+"""Processes seen through /proc, for the tests that check what is left running."""
+
+import os
+import select
+import time
+import uuid
+from pathlib import Path
+from typing import Dict, Iterable, List, Set
+
+
+def _ppids() -> Dict[int, int]:
+    out = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat", "rb") as f:
+                    stat = f.read()
+            except OSError:
+                continue  # it exited meanwhile
+            # pid (comm) state ppid ...: comm may hold spaces and parentheses, so split after the last ')'
+            out[int(entry)] = int(stat[stat.rindex(b")") + 2:].split()[1])
+    return out
+
+
+def descendants(pid: int) -> Set[int]:
+    """Every live process below ``pid``."""
+    children: Dict[int, List[int]] = {}
+    for child, parent in _ppids().items():
+        children.setdefault(parent, []).append(child)
+    found: Set[int] = set()
+    todo = [pid]
+    while todo:
+        for child in children.get(todo.pop(), ()):
+            if child not in found:
+                found.add(child)
+                todo.append(child)
+    return found
+
+
+def with_argument(argument: str) -> Set[int]:
+    """Live processes with ``argument`` as one of their arguments."""
+    wanted = argument.encode()
+    found = set()
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/cmdline", "rb") as f:
+                    if wanted in f.read().split(b"\0"):
+                        found.add(int(entry))
+            except OSError:
+                continue
+    return found
+
+
+def alive(pids: Iterable[int]) -> Set[int]:
+    """Those of ``pids`` that are neither gone nor zombies."""
+    out = set()
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        if stat[stat.rindex(b")") + 2:].split()[0] != b"Z":
+            out.add(pid)
+    return out
+
+
+def wait_gone(pids: Iterable[int], timeout: float) -> Set[int]:
+    """Waits (on pidfds: no polling) until every one of ``pids`` exited, at most ``timeout`` seconds; returns
+    those still running then."""
+    fds = {}
+    for pid in pids:
+        try:
+            fds[os.pidfd_open(pid)] = pid
+        except ProcessLookupError:
+            continue
+    deadline = time.monotonic() + timeout
+    try:
+        poller = select.poll()
+        for fd in fds:
+            poller.register(fd, select.POLLIN)
+        waiting = set(fds)
+        while waiting:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                break
+            for fd, _ in poller.poll(left * 1000):
+                poller.unregister(fd)
+                waiting.discard(fd)
+        return alive(fds[fd] for fd in waiting)
+    finally:
+        for fd in fds:
+            os.close(fd)
+
+
+class Sleeper:
+    """A command job that says when it runs and then sleeps until it is killed: it writes a line to a FIFO
+    (read here, no polling), then becomes ``sleep`` with an argument no other process has (found in /proc)."""
+
+    def __init__(self, folder: Path) -> None:
+        self.fifo = folder / f"started-{uuid.uuid4().hex[:8]}.fifo"
+        os.mkfifo(self.fifo)
+        # read-write, so that the FIFO has a writer and select waits for the job's line, not for EOF
+        self._fd = os.open(self.fifo, os.O_RDWR | os.O_NONBLOCK)
+        self.marker = f"300.{uuid.uuid4().int % 10**9:09d}"
+        self.argv = ["sh", "-c", 'echo started > "$1" && exec sleep "$2"', "sh", str(self.fifo), self.marker]
+
+    def wait_started(self, timeout: float = 60) -> Set[int]:
+        """Blocks until the job runs; the pids with the marker (the ``sleep``, and what runs it: the job's
+        wrappers carry its argv)."""
+        readable, _, _ = select.select([self._fd], [], [], timeout)
+        if not readable:
+            raise AssertionError(f"the job {self.argv} did not start within {timeout} s")
+        os.read(self._fd, 64)
+        pids = with_argument(self.marker)
+        assert pids, f"no process has the argument {self.marker}"
+        return pids
+
+    def pids(self) -> Set[int]:
+        return alive(with_argument(self.marker))
+
+    def close(self) -> None:
+        os.close(self._fd)
+
+
+def cmdline(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return f.read().replace(b"\0", b" ").decode(errors="replace").strip()
+    except OSError:
+        return "(gone)"
+
+
+def kill_all(pids: Iterable[int]) -> None:
+    """SIGKILL to each of ``pids`` that still runs (a test's clean-up after it failed)."""
+    for pid in alive(pids):
+        try:
+            os.kill(pid, 9)
+        except ProcessLookupError:
+            pass

@@ -1,0 +1,49 @@
+"""A Pool's keyword options are serve's flags, one each; anything else is a TypeError naming it."""
+
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+import archpool
+from archpool._options import serve_flags
+
+
+def flags(**options: object) -> list:
+    return serve_flags(None, None, None, options)
+
+
+def test_each_option_is_its_flag() -> None:
+    assert flags(verify="strict", timeout="10m", retries=1, mode="process", log_dir=Path("/l"),
+                 fallback_arch=["80", "90"], quiet=True, no_toolchain_check=True, srun_arg=["--mem=2G", "-N1"]) == [
+        "--verify", "strict", "--timeout", "10m", "--retries", "1", "--mode", "process", "--log-dir", "/l",
+        "--fallback-arch", "80;90", "-q", "--no-toolchain-check", "--srun-arg=--mem=2G", "--srun-arg=-N1"]
+
+
+def test_false_and_none_leave_a_flag_out() -> None:
+    assert flags(quiet=False, verbose=None, forbid_hostcall=False) == []
+
+
+def test_durations_may_be_seconds_or_timedeltas() -> None:
+    assert flags(timeout=90, probe_timeout=1.5, heartbeat_timeout=timedelta(minutes=2)) == [
+        "--timeout", "90s", "--probe-timeout", "1500ms", "--heartbeat-timeout", "120s"]
+
+
+def test_jobs_platform_and_arch_come_first() -> None:
+    assert serve_flags(4, "cuda", ["80", 90], {}) == ["-j", "4", "--platform", "cuda", "--arch", "80;90"]
+
+
+def test_unknown_options_are_a_type_error_naming_each() -> None:
+    with pytest.raises(TypeError, match=r"unknown options 'colour', 'log_folder'; the options are .*log_dir"):
+        archpool.Pool(log_folder="x", colour=True)
+
+
+@pytest.mark.parametrize("options, wrong", [
+    ({"retries": "1"}, "retries must be an int"),
+    ({"quiet": 1}, "quiet must be True or False"),
+    ({"timeout": [1]}, "timeout must be a duration"),
+    ({"verify": 3}, "verify must be a string"),
+])
+def test_values_of_the_wrong_type_are_a_type_error(options: dict, wrong: str) -> None:
+    with pytest.raises(TypeError, match=wrong):
+        flags(**options)

@@ -1,0 +1,36 @@
+package org.archpool.orchestrator;
+
+import org.archpool.orchestrator.arch.ArchResolutionException;
+import org.archpool.orchestrator.arch.ArchResolver;
+import org.archpool.orchestrator.arch.ArchSyntaxException;
+import org.archpool.orchestrator.arch.Resolution;
+import org.archpool.orchestrator.arch.ToolchainCheck;
+import org.archpool.orchestrator.metrics.BuildMetrics;
+import org.archpool.orchestrator.report.ConsoleOutput;
+
+/**
+ * The target of a build or a service, resolved once: the resolution, what the compiler said of it (null when not
+ * asked) and its console line.
+ */
+record ResolvedTarget(Resolution resolution, ToolchainCheck.Result checked, String line) {
+
+    /**
+     * Resolves the architecture once and, unless {@code toolchain} is null, asks the compiler whether it can build
+     * it; warnings go to {@code stderr}.
+     */
+    static ResolvedTarget resolve(ArchResolver resolver, ToolchainCheck toolchain, ArchResolver.Request request,
+                                  BuildMetrics metrics, ConsoleOutput stderr)
+            throws ArchSyntaxException, ArchResolutionException {
+        Resolution resolution = resolver.resolve(request);
+        metrics.resolved(resolution);
+        resolution.warnings().forEach(w -> stderr.line("archpool: warning: " + w));
+        ToolchainCheck.Result checked = null;
+        if (toolchain != null) {
+            checked = toolchain.check(resolution.platform(), resolution.archs());
+            ToolchainCheck.requireSupported(checked, resolution.platform());
+        }
+        String line = "target: " + resolution.platform().wireName() + " " + String.join(";", resolution.archs())
+                + " (" + resolution.source() + (resolution.detail() == null ? "" : ", " + resolution.detail()) + ")";
+        return new ResolvedTarget(resolution, checked, line);
+    }
+}

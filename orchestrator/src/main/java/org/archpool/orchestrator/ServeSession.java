@@ -1,0 +1,214 @@
+package org.archpool.orchestrator;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Function;
+import org.archpool.orchestrator.arch.ArchResolutionException;
+import org.archpool.orchestrator.arch.ArchResolver;
+import org.archpool.orchestrator.arch.ArchSyntaxException;
+import org.archpool.orchestrator.arch.Resolution;
+import org.archpool.orchestrator.arch.ToolchainCheck;
+import org.archpool.orchestrator.manifest.ManifestReader;
+import org.archpool.orchestrator.metrics.BuildMetrics;
+import org.archpool.orchestrator.output.LogFolderLock;
+import org.archpool.orchestrator.output.LogLayout;
+import org.archpool.orchestrator.output.OutputPathException;
+import org.archpool.orchestrator.pool.WorkerLauncher;
+import org.archpool.orchestrator.pool.WorkerPool;
+import org.archpool.orchestrator.report.BuildReport;
+import org.archpool.orchestrator.report.ConsoleOutput;
+import org.archpool.orchestrator.report.ConsoleReporter;
+import org.archpool.orchestrator.report.ConsoleStyle;
+import org.archpool.orchestrator.report.LogReporter;
+import org.archpool.orchestrator.report.OutputProgress;
+import org.archpool.orchestrator.report.OutputWriteException;
+import org.archpool.orchestrator.report.ReportFiles;
+import org.archpool.orchestrator.schedule.JobOutcome;
+import org.archpool.orchestrator.schedule.Scheduler;
+import org.archpool.orchestrator.schedule.SchedulerConfig;
+import org.archpool.orchestrator.schedule.SchedulerListener;
+import org.archpool.orchestrator.service.ConnectionWriter;
+import org.archpool.orchestrator.service.JobService;
+import org.archpool.orchestrator.service.ServerMessage;
+import org.archpool.orchestrator.service.SocketPath;
+import org.archpool.orchestrator.service.SocketTransport;
+import org.archpool.orchestrator.service.StdioTransport;
+import org.archpool.orchestrator.service.Transport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One {@code archpool serve} (docs/service.md): check the output paths and the socket, resolve the target once
+ * while the workers start, then take jobs from clients over stdio or a Unix socket until a shutdown, the end of
+ * stdin or a signal; then write the report of every job that ran and say {@code bye}. It only sequences; the steps
+ * it shares with {@link BuildSession} are that class's output paths and {@link ResolvedTarget}.
+ */
+public final class ServeSession {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ServeSession.class);
+
+    /** How long the last replies ({@code result}s, {@code bye}) get to reach the clients at the end. */
+    static final Duration FAREWELL_GRACE = Duration.ofSeconds(2);
+
+    /**
+     * Where clients come from.
+     *
+     * @param socket the Unix socket's path, or null for stdio ({@code in} and {@code out})
+     */
+    public record Endpoint(Path socket, InputStream in, OutputStream out) {
+
+        public static Endpoint stdio(InputStream in, OutputStream out) {
+            return new Endpoint(null, in, out);
+        }
+
+        public static Endpoint socket(Path path) {
+            return new Endpoint(path, null, null);
+        }
+    }
+
+    private final BuildSession.Settings settings;
+    private final Endpoint endpoint;
+    private final Path cwd;
+    private final ArchResolver resolver;
+    private final ToolchainCheck toolchain;
+    private final Function<Path, WorkerLauncher> launchers;
+    private final Clock clock;
+    private final MeterRegistry registry;
+    private final PrintStream err;
+
+    /**
+     * @param settings as for a build, without a manifest; {@code keepGoing} is ignored (a service always keeps going)
+     * @param cwd      where the default log folder goes
+     */
+    public ServeSession(BuildSession.Settings settings, Endpoint endpoint, Path cwd, ArchResolver resolver,
+                        ToolchainCheck toolchain, Function<Path, WorkerLauncher> launchers, Clock clock,
+                        MeterRegistry registry, PrintStream err) {
+        this.settings = settings;
+        this.endpoint = endpoint;
+        this.cwd = cwd.toAbsolutePath();
+        this.resolver = resolver;
+        this.toolchain = toolchain;
+        this.launchers = launchers;
+        this.clock = clock;
+        this.registry = registry;
+        this.err = err;
+    }
+
+    /** Serves until the end; 0, 74 when the report could not be written, 130 after a signal (from the hook). */
+    public int run() throws OutputPathException, ArchSyntaxException, ArchResolutionException, IOException {
+        Instant started = clock.instant();
+        long pid = ProcessHandle.current().pid();
+        Path logDir = settings.logDir() != null ? settings.logDir().toAbsolutePath()
+                : cwd.resolve(".archpool").resolve("serve-" + pid);
+        Path reportFile = settings.report() != null ? settings.report().toAbsolutePath()
+                : logDir.resolve("report.json");
+        BuildSession.outputPaths(settings, null, logDir, reportFile).check(Set.of(), settings.retries() + 1);
+        SocketPath socket = endpoint.socket() == null ? null : SocketPath.prepare(endpoint.socket());
+        LogLayout logs = new LogLayout(logDir);
+        ConsoleOutput stderr = ConsoleOutput.start(err, "stderr");
+        try (LogFolderLock lock = LogFolderLock.acquire(logs, LogFolderLock.Holder.thisProcess(started,
+                     Path.of("serve")));
+             CoordinatorLog log = CoordinatorLog.open(logs.coordinatorLog())) {
+            LOG.info("archpool {} serve, pid {}, -j {}, on {}", Version.current(), pid, settings.jobs(),
+                    socket == null ? "stdio" : socket.path());
+            return serve(started, logDir, reportFile, socket, stderr);
+        } finally {
+            stderr.finish();
+        }
+    }
+
+    private int serve(Instant started, Path logDir, Path reportFile, SocketPath socket, ConsoleOutput stderr)
+            throws ArchSyntaxException, ArchResolutionException, OutputPathException, IOException {
+        BuildMetrics metrics = new BuildMetrics(registry);
+        ConsoleStyle style = new ConsoleStyle(false, settings.style().color(), settings.style().verbosity());
+        // progress goes to stderr: on stdio, stdout carries the protocol alone
+        ConsoleReporter console = new ConsoleReporter(stderr, 0, style, settings.width());
+        LogReporter logReporter = new LogReporter();
+        WorkerLauncher launcher = launchers.apply(new LogLayout(logDir).workerLogs());
+        try (WorkerPool pool = new WorkerPool(launcher, settings.jobs(), settings.maxJobsPerWorker(), clock,
+                event -> {
+                    metrics.accept(event);
+                    logReporter.accept(event);
+                    console.accept(event);
+                })) {
+            pool.warmUp();
+            ResolvedTarget target;
+            try (ResolutionInterruptHook interrupt = new ResolutionInterruptHook(pool, err)) {
+                target = ResolvedTarget.resolve(resolver, toolchain, settings.arch(), metrics, stderr);
+            }
+            console.note(target.line());
+            LOG.info(target.line());
+            try (Transport transport = socket == null
+                    ? new StdioTransport(endpoint.in(), endpoint.out(), clock)
+                    : new SocketTransport(socket, socket.bind(), clock, ConnectionWriter.DEFAULT_STALL_LIMIT)) {
+                return serve(started, logDir, reportFile, target, pool, metrics, console, logReporter, stderr,
+                        transport);
+            }
+        }
+    }
+
+    private int serve(Instant started, Path logDir, Path reportFile, ResolvedTarget target, WorkerPool pool,
+                      BuildMetrics metrics, ConsoleReporter console, LogReporter logReporter, ConsoleOutput stderr,
+                      Transport transport) throws OutputWriteException {
+        Resolution resolution = target.resolution();
+        int parallelism = settings.buildParallelism(pool.size());
+        SchedulerConfig config = new SchedulerConfig(resolution.target(), logDir,
+                settings.timeout() == null ? 0 : settings.timeout().toMillis(), parallelism,
+                settings.retries(), true, settings.verify())
+                .withMaxLogBytes(settings.maxLogBytes());
+        ReportFiles outputs = settings.outputs().withReport(reportFile);
+        ServerMessage.Hello hello = new ServerMessage.Hello(ServerMessage.SERVICE_VERSION, Version.current(),
+                ProcessHandle.current().pid(),
+                new ServerMessage.Hello.Target(resolution.platform().wireName(), resolution.archs(),
+                        resolution.source(), resolution.detail()),
+                new ServerMessage.Hello.Pool(pool.mode(), pool.launcher(), pool.size()), logDir.toString(),
+                reportFile.toString());
+        try (Scheduler scheduler = new Scheduler(pool, config, clock,
+                SchedulerListener.all(logReporter, console, metrics))) {
+            JobService service = new JobService(scheduler, pool, new ManifestReader(), clock, hello);
+            try (InterruptHook interrupt = new InterruptHook(scheduler, pool, stderr,
+                    () -> service.shutdown(true, "serve was interrupted (SIGINT or SIGTERM)"))) {
+                OutputProgress progress = outputs.progress();
+                interrupt.track(progress);
+                metrics.watchPool(scheduler::busy, pool::liveWorkers, scheduler::queued);
+                transport.start(service);
+                service.drained().join();
+                interrupt.jobsEnded();
+                List<JobOutcome> outcomes = service.outcomes();
+                Map<String, Integer> counts = service.outcomeCounts();
+                int exitCode = interrupt.fired() ? InterruptHook.EXIT_CODE : 0;
+                BuildReport.Pool poolFacts = new BuildReport.Pool(pool.mode(), pool.launcher(), pool.size(),
+                        parallelism, settings.retries(), true, logDir.toString(), pool.events());
+                BuildReport report = new BuildReport(BuildReport.SCHEMA_VERSION, Version.current(), null,
+                        started.toString(), clock.millis() - started.toEpochMilli(), exitCode, resolution,
+                        target.checked(), poolFacts, counts, outcomes);
+                OutputWriteException notWritten = null;
+                try {
+                    outputs.write(report, registry, progress);
+                } catch (OutputWriteException e) {
+                    notWritten = e;
+                }
+                service.bye(notWritten == null ? reportFile.toString() : null,
+                        notWritten == null ? null : notWritten.getMessage());
+                transport.finish(FAREWELL_GRACE);
+                stderr.line("archpool serve: " + outcomes.size() + " job(s) ran " + counts + "; report: "
+                        + (notWritten == null ? reportFile : "not written: " + notWritten.getMessage()));
+                interrupt.outputsWritten(notWritten == null ? null : notWritten.getMessage());
+                if (notWritten != null && !interrupt.fired()) {
+                    throw notWritten;
+                }
+                return exitCode;
+            }
+        }
+    }
+}

@@ -1,0 +1,139 @@
+package org.archpool.orchestrator.service;
+
+import java.io.IOException;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Set;
+import org.archpool.orchestrator.output.FileErrors;
+import org.archpool.orchestrator.output.OutputPathException;
+import org.archpool.orchestrator.output.PathKind;
+
+/**
+ * The path of {@code serve}'s Unix socket, checked and bound as docs/service.md says: its folder is created with
+ * mode 0700 when missing, and refused when another user owns it or others may enter it; a path that is not a
+ * socket is refused; a socket that answers belongs to another {@code serve} (refused); one that does not is stale,
+ * and replaced. The socket gets mode 0600.
+ */
+public final class SocketPath {
+
+    /** The longest path a Unix socket address takes ({@code sun_path}, less its NUL). */
+    static final int MAX_PATH_BYTES = 107;
+
+    private final Path path;
+
+    private SocketPath(Path path) {
+        this.path = path;
+    }
+
+    public Path path() {
+        return path;
+    }
+
+    /**
+     * Checks {@code given} and its folder, creating the folder if missing and removing a stale socket.
+     *
+     * @throws OutputPathException naming what is wrong and the fix
+     */
+    public static SocketPath prepare(Path given) throws OutputPathException {
+        Path path = given.toAbsolutePath().normalize();
+        if (path.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8).length > MAX_PATH_BYTES) {
+            throw new OutputPathException("--socket " + given + " is longer than the " + MAX_PATH_BYTES + " bytes a"
+                    + " Unix socket's path may have; give a shorter path, e.g. in $XDG_RUNTIME_DIR or /tmp");
+        }
+        try {
+            checkFolder(given, path.getParent());
+            PathKind kind = PathKind.of(path);
+            if (kind == PathKind.SOCKET) {
+                if (answers(path)) {
+                    throw new OutputPathException("--socket " + given + ": another archpool serve is listening on"
+                            + " that socket; stop it with 'archpool serve --socket " + given + " --stop', or give"
+                            + " another path");
+                }
+                Files.delete(path); // stale: its serve died without removing it
+            } else if (kind != PathKind.MISSING) {
+                throw new OutputPathException("--socket " + given + " is " + kind.words() + ", not a socket; serve"
+                        + " replaces only a stale socket of its own: remove it, or give another path");
+            }
+        } catch (IOException e) {
+            throw new OutputPathException("--socket " + given + ": " + FileErrors.describe(e) + "; give a path in a"
+                    + " folder of your own");
+        }
+        return new SocketPath(path);
+    }
+
+    /** Binds the socket, mode 0600. */
+    public ServerSocketChannel bind() throws OutputPathException {
+        try {
+            ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
+            try {
+                server.bind(UnixDomainSocketAddress.of(path));
+                Files.setPosixFilePermissions(path, PosixFilePermissions.fromString("rw-------"));
+            } catch (IOException e) {
+                server.close();
+                throw e;
+            }
+            return server;
+        } catch (IOException e) {
+            throw new OutputPathException("cannot listen on --socket " + path + ": " + FileErrors.describe(e)
+                    + "; give a path in a folder of your own that you can write");
+        }
+    }
+
+    /** Removes the socket, if it is still a socket. */
+    public void remove() {
+        try {
+            if (PathKind.of(path) == PathKind.SOCKET) {
+                Files.deleteIfExists(path);
+            }
+        } catch (IOException e) {
+            // the folder is gone or unreadable: nothing of ours is left to remove there
+        }
+    }
+
+    private static void checkFolder(Path given, Path folder) throws IOException, OutputPathException {
+        if (PathKind.of(folder) == PathKind.MISSING) {
+            Files.createDirectories(folder, PosixFilePermissions.asFileAttribute(
+                    PosixFilePermissions.fromString("rwx------")));
+            // the umask may have narrowed it further, never widened it; say it exactly
+            Files.setPosixFilePermissions(folder, PosixFilePermissions.fromString("rwx------"));
+            return;
+        }
+        if (PathKind.followed(folder) != PathKind.FOLDER) {
+            throw new OutputPathException("--socket " + given + ": " + folder + " is not a folder; give a path in a"
+                    + " folder of your own");
+        }
+        int owner = (Integer) Files.getAttribute(folder, "unix:uid");
+        int me = (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid", LinkOption.NOFOLLOW_LINKS);
+        if (owner != me) {
+            throw new OutputPathException("--socket " + given + ": its folder " + folder + " belongs to another user"
+                    + " (uid " + owner + "), who could replace the socket; give a path in a folder of your own, e.g."
+                    + " $XDG_RUNTIME_DIR/archpool/serve.sock (created with mode 0700 when missing)");
+        }
+        Set<PosixFilePermission> perms = Files.getPosixFilePermissions(folder);
+        Set<PosixFilePermission> open = Set.of(PosixFilePermission.GROUP_READ, PosixFilePermission.GROUP_WRITE,
+                PosixFilePermission.GROUP_EXECUTE, PosixFilePermission.OTHERS_READ, PosixFilePermission.OTHERS_WRITE,
+                PosixFilePermission.OTHERS_EXECUTE);
+        if (perms.stream().anyMatch(open::contains)) {
+            throw new OutputPathException("--socket " + given + ": its folder " + folder + " has mode "
+                    + PosixFilePermissions.toString(perms) + ", so other users may enter it and connect; make it"
+                    + " private (chmod 700 " + folder + ") or give a path in a folder only you may enter (a missing"
+                    + " one is created with mode 0700)");
+        }
+    }
+
+    /** Whether a server accepts connections on the socket at {@code path}. */
+    static boolean answers(Path path) {
+        try (SocketChannel probe = SocketChannel.open(UnixDomainSocketAddress.of(path))) {
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+}

@@ -1,0 +1,106 @@
+package org.archpool.orchestrator.service;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.channels.AsynchronousCloseException;
+import java.nio.channels.Channels;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Clients over a Unix domain socket: one accept thread; each connection gets a reader thread and a
+ * {@link ConnectionWriter}. A client that disconnects ends only its own jobs. Closing removes the socket.
+ */
+public final class SocketTransport implements Transport {
+
+    private static final Logger LOG = LoggerFactory.getLogger(SocketTransport.class);
+
+    private final SocketPath path;
+    private final ServerSocketChannel server;
+    private final Clock clock;
+    private final Duration stallLimit;
+    private final List<ConnectionWriter> writers = new ArrayList<>();
+    private Thread acceptor;
+
+    /** @param server bound to {@code path} ({@link SocketPath#bind()}) */
+    public SocketTransport(SocketPath path, ServerSocketChannel server, Clock clock, Duration stallLimit) {
+        this.path = path;
+        this.server = server;
+        this.clock = clock;
+        this.stallLimit = stallLimit;
+    }
+
+    @Override
+    public void start(JobService service) {
+        acceptor = new Thread(() -> accept(service), "archpool-serve-accept");
+        acceptor.setDaemon(true);
+        acceptor.start();
+        LOG.info("listening on {}", path.path());
+    }
+
+    private void accept(JobService service) {
+        int n = 0;
+        while (true) {
+            SocketChannel channel;
+            try {
+                channel = server.accept();
+            } catch (AsynchronousCloseException e) {
+                return;
+            } catch (IOException e) {
+                LOG.error("cannot accept a connection on {}: {}; serve takes no more clients", path.path(),
+                        e.toString());
+                return;
+            }
+            String name = "socket client " + (++n);
+            InputStream in = Channels.newInputStream(channel);
+            OutputStream out = Channels.newOutputStream(channel);
+            JobService.Connection[] connection = new JobService.Connection[1];
+            ConnectionWriter writer = new ConnectionWriter(out, channel, name, clock, stallLimit,
+                    ConnectionWriter.DEFAULT_MAX_QUEUED_BYTES, why -> {
+                        if (connection[0] != null) {
+                            connection[0].gone(why);
+                        }
+                    });
+            synchronized (this) {
+                writers.removeIf(w -> !w.isOpen());
+                writers.add(writer);
+            }
+            connection[0] = service.connect(writer, name);
+            new ConnectionReader(in, connection[0], name, () -> { }).start();
+        }
+    }
+
+    @Override
+    public void finish(Duration patience) {
+        stopAccepting();
+        List<ConnectionWriter> all;
+        synchronized (this) {
+            all = new ArrayList<>(writers);
+        }
+        long deadline = System.nanoTime() + patience.toNanos();
+        for (ConnectionWriter w : all) {
+            w.close(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
+        }
+    }
+
+    @Override
+    public void close() {
+        finish(Duration.ZERO);
+    }
+
+    private void stopAccepting() {
+        try {
+            server.close();
+        } catch (IOException e) {
+            LOG.debug("closing the socket: {}", e.toString());
+        }
+        path.remove();
+    }
+}
