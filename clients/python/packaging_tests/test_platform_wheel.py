@@ -106,6 +106,14 @@ def test_without_any_java_the_command_builds_on_the_bundled_runtime(installed, p
     assert "1 of 1 jobs succeeded" in built
     assert (tmp_path / "k.o").stat().st_size > 0
 
+    # the installed package's Pool starts the bundled distribution's serve
+    pooled = run(["python", "-c", "import archpool, sys\n"
+                  "with archpool.Pool(jobs=1, platform='cuda', arch='90', quiet=True) as pool:\n"
+                  "    result = pool.submit_command(['sh', '-c', 'echo $CUDAARCHS > pooled.txt'], cwd='.').result(120)\n"
+                  "print(result.succeeded, archpool.__file__)\n"], env=env, cwd=tmp_path)
+    assert pooled.endswith(f"\nTrue {bundled.parent / '__init__.py'}\n"), pooled
+    assert (tmp_path / "pooled.txt").read_text() == "90\n"
+
 
 def test_exit_statuses_and_signals_reach_the_caller_unchanged(installed, path_without_java, tmp_path):
     env = env_without_java(installed, path_without_java)
