@@ -28,8 +28,11 @@ print(support.link_programs_without_java(pathlib.Path(sys.argv[1])))' "$work/pat
 # The suite imports the package from this checkout (its conftest.py) and runs every build on the distribution
 # ARCHPOOL_HOME names: here the one pip installed from the wheel, on the wheel's own Java runtime. The packaging
 # tests check the installed package itself (find_archpool, the archpool command).
+# Each run is cut off after 10 minutes (they take about one): SIGINT, so that pytest shows where it waited and
+# its fixtures still stop what they started.
 status=0
 env -u JAVA_HOME -u PYTHONPATH PATH="$work/venv/bin:$nojava" ARCHPOOL_HOME="$site/archpool/_dist" \
-  "$work/venv/bin/python" -m pytest -q -p no:cacheprovider clients/python/tests "$@" || status=$?
-python3 -m pytest -q -p no:cacheprovider clients/python/packaging_tests "$@" || status=$?
+  timeout -s INT -k 60 600 "$work/venv/bin/python" -m pytest -q -p no:cacheprovider clients/python/tests "$@" \
+  || status=$?
+timeout -s INT -k 60 600 python3 -m pytest -q -p no:cacheprovider clients/python/packaging_tests "$@" || status=$?
 exit "$status"
