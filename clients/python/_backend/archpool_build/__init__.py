@@ -24,7 +24,7 @@ __all__ = ["build_sdist", "build_wheel", "get_requires_for_build_sdist", "get_re
 _ROOT = Path(__file__).resolve().parent.parent.parent
 _SETTINGS = ("dist",)
 #: what an sdist carries besides the package and the readme
-_SDIST_EXTRA = ("pyproject.toml", "_backend", "tests")
+_SDIST_EXTRA = ("pyproject.toml", "_backend", "tests", "examples")
 _NOT_SOURCE = ("__pycache__", ".pytest_cache")
 
 
