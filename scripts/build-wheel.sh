@@ -31,10 +31,12 @@ trap 'rm -rf "$stage"' EXIT
 mkdir "$stage/archpool"
 cp -R "$dist/bin" "$dist/lib" "$stage/archpool/"
 rm -f "$stage/archpool/lib/"*.jsa
-"$root/scripts/bundle-runtime.sh" "$stage/archpool" 2> "$stage/bundle.log" || {
+status=0
+"$root/scripts/bundle-runtime.sh" "$stage/archpool" 2> "$stage/bundle.log" || status=$?
+if [ "$status" -ne 0 ]; then
   cat "$stage/bundle.log" >&2
-  exit 1
-}
+  exit "$status"
+fi
 
 wheel="$(cd "$root/clients/python" && python3 -c '
 import sys

@@ -86,6 +86,17 @@ def test_pip_installs_the_sdist_offline(make_venv, tmp_path):
     assert (target.bin / "archpool").is_file()
 
 
+def test_the_same_sources_make_the_same_bytes(make_venv, tmp_path):
+    builder = make_venv()
+    built = []
+    for n in range(2):
+        out = tmp_path / str(n)
+        run([builder.python, "-c", "import sys; sys.path.insert(0, '_backend'); import archpool_build as b;"
+             " b.build_wheel(sys.argv[1]); b.build_sdist(sys.argv[1])", out], cwd=CLIENT)
+        built.append({p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in out.iterdir()})
+    assert len(built[0]) == 2 and built[0] == built[1]
+
+
 def test_the_python_version_is_the_maven_version():
     maven = re.search(r"<artifactId>archpool-parent</artifactId>\s*<version>([^<]+)</version>",
                       (REPO / "pom.xml").read_text()).group(1)
