@@ -148,3 +148,16 @@ def test_the_command_becomes_the_launcher_with_its_arguments_status_and_default_
     # SIGPIPE (13) and SIGXFSZ (25), which Python ignores, are back to their defaults
     mask = int(ignored.split()[1], 16)
     assert not mask & (1 << (13 - 1)) and not mask & (1 << (25 - 1)), ignored
+
+
+def test_an_editable_install_imports_the_package_from_the_checkout_and_nothing_else(make_venv, distribution,
+                                                                                     tmp_path):
+    target = make_venv()
+    target.pip("install", "--no-index", "-e", CLIENT)
+    probe = ("import archpool, importlib.util; print(archpool.__file__);"
+             " print([n for n in ('tests', 'examples', 'packaging_tests', 'archpool_build')"
+             " if importlib.util.find_spec(n)])")
+    assert run([target.python, "-c", probe], cwd=tmp_path) == f"{CLIENT / 'archpool' / '__init__.py'}\n[]\n"
+    said = run([target.bin / "archpool", "--version"], cwd=tmp_path,
+               env={"PATH": f"{target.bin}:/usr/bin:/bin", "ARCHPOOL_HOME": str(distribution)})
+    assert re.fullmatch(r"archpool \S+\n", said), said

@@ -4,7 +4,8 @@
 build_wheel makes the pure wheel (py3-none-any). With the setting dist=DIST (`pip wheel --config-settings
 dist=DIST`, or scripts/build-wheel.sh) it makes the platform wheel instead: the same package, plus the archpool
 distribution DIST with its bundled Java runtime as archpool/_dist, tagged manylinux_X_Y for the glibc the
-runtime needs (docs/python-wheel.md). SOURCE_DATE_EPOCH, when set, dates every entry (reproducible builds).
+runtime needs (docs/python-wheel.md). build_editable (`pip install -e`) installs a finder of the package in
+this folder instead of a copy. SOURCE_DATE_EPOCH, when set, dates every entry (reproducible builds).
 """
 
 import gzip
@@ -13,13 +14,14 @@ import os
 import sys
 import tarfile
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Optional
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence
 
 from ._bundle import Bundle
 from ._project import BuildError, Project
 from ._wheel import WheelWriter, date_time
 
-__all__ = ["build_sdist", "build_wheel", "get_requires_for_build_sdist", "get_requires_for_build_wheel"]
+__all__ = ["build_editable", "build_sdist", "build_wheel", "get_requires_for_build_editable",
+           "get_requires_for_build_sdist", "get_requires_for_build_wheel"]
 
 _ROOT = Path(__file__).resolve().parent.parent.parent
 _SETTINGS = ("dist",)
@@ -41,8 +43,13 @@ def build_wheel(wheel_directory: str, config_settings: Optional[Mapping[str, Any
     try:
         settings = _settings(config_settings)
         project = Project.load(_ROOT)
-        bundle = Bundle.load(Path(settings["dist"])) if "dist" in settings else None
-        return _write_wheel(project, bundle, Path(wheel_directory))
+        if "dist" not in settings:
+            return _write_wheel(project, Path(wheel_directory), ("any",), _package_and_bundle(project, None))
+        bundle = Bundle.load(Path(settings["dist"]))
+        name = _write_wheel(project, Path(wheel_directory), bundle.tag.tags, _package_and_bundle(project, bundle),
+                            purelib=False)
+        print(f"archpool build backend: {name}: {bundle.tag.describe()}", file=sys.stderr)
+        return name
     except BuildError as e:
         raise SystemExit(f"archpool build backend: {e}") from None
 
@@ -56,25 +63,69 @@ def build_sdist(sdist_directory: str, config_settings: Optional[Mapping[str, Any
         raise SystemExit(f"archpool build backend: {e}") from None
 
 
-def _write_wheel(project: Project, bundle: Optional[Bundle], directory: Path) -> str:
-    tags = ("any",) if bundle is None else bundle.tag.tags
+def build_editable(wheel_directory: str, config_settings: Optional[Mapping[str, Any]] = None,
+                   metadata_directory: Optional[str] = None) -> str:
+    """PEP 660: a wheel whose .pth file makes `import archpool` load this source folder's package (and nothing
+    else of clients/python, so that its tests/ and examples/ do not become importable names)."""
+    try:
+        _settings(config_settings, allowed=())
+        project = Project.load(_ROOT)
+        list(project.package_files())  # refuses a folder without the package
+        finder = f"_{project.distribution}_editable"
+
+        def payload(wheel: WheelWriter) -> None:
+            wheel.add_bytes(f"{finder}.py", _EDITABLE_FINDER.format(
+                package=project.distribution, source=str(project.package)).encode("utf-8"))
+            wheel.add_bytes(f"__editable__.{project.distribution}-{project.version}.pth",
+                            f"import {finder}; {finder}.install()\n".encode("utf-8"))
+        return _write_wheel(project, Path(wheel_directory), ("any",), payload)
+    except BuildError as e:
+        raise SystemExit(f"archpool build backend: {e}") from None
+
+
+def get_requires_for_build_editable(config_settings: Optional[Mapping[str, Any]] = None) -> List[str]:
+    return []
+
+
+_EDITABLE_FINDER = '''"""Installed by `pip install -e`: `import {package}` loads the package from {source}."""
+
+import importlib.abc
+import importlib.util
+import os
+import sys
+
+_SOURCE = {source!r}
+
+
+class _Finder(importlib.abc.MetaPathFinder):
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname != {package!r}:
+            return None
+        return importlib.util.spec_from_file_location(
+            fullname, os.path.join(_SOURCE, "__init__.py"), submodule_search_locations=[_SOURCE])
+
+
+def install():
+    if not any(isinstance(finder, _Finder) for finder in sys.meta_path):
+        sys.meta_path.append(_Finder())
+'''
+
+
+def _write_wheel(project: Project, directory: Path, tags: Sequence[str],
+                 payload: Callable[[WheelWriter], None], purelib: bool = True) -> str:
     name = f"{project.distribution}-{project.version}-py3-none-{'.'.join(tags)}.whl"
     directory.mkdir(parents=True, exist_ok=True)
     partial = directory / (name + ".part")
     wheel = WheelWriter(partial, project.dist_info, date_time(_epoch()))
     try:
-        for path in project.package_files():
-            wheel.add_file(path.relative_to(project.root).as_posix(), path)
-        if bundle is not None:
-            for relative, path in bundle.files:
-                wheel.add_file(f"{project.distribution}/_dist/{relative}", path)
+        payload(wheel)
         wheel.add_bytes(f"{project.dist_info}/METADATA", project.metadata().encode("utf-8"))
         entry_points = project.entry_points()
         if entry_points is not None:
             wheel.add_bytes(f"{project.dist_info}/entry_points.txt", entry_points.encode("utf-8"))
         wheel.add_bytes(f"{project.dist_info}/WHEEL", "".join(
             ["Wheel-Version: 1.0\n", "Generator: archpool_build\n",
-             f"Root-Is-Purelib: {'true' if bundle is None else 'false'}\n"]
+             f"Root-Is-Purelib: {'true' if purelib else 'false'}\n"]
             + [f"Tag: py3-none-{tag}\n" for tag in tags]).encode("ascii"))
         wheel.close()
     except BaseException:
@@ -82,9 +133,17 @@ def _write_wheel(project: Project, bundle: Optional[Bundle], directory: Path) ->
         partial.unlink()
         raise
     os.replace(partial, directory / name)
-    if bundle is not None:
-        print(f"archpool build backend: {name}: {bundle.tag.describe()}", file=sys.stderr)
     return name
+
+
+def _package_and_bundle(project: Project, bundle: Optional[Bundle]) -> Callable[[WheelWriter], None]:
+    def payload(wheel: WheelWriter) -> None:
+        for path in project.package_files():
+            wheel.add_file(path.relative_to(project.root).as_posix(), path)
+        if bundle is not None:
+            for relative, path in bundle.files:
+                wheel.add_file(f"{project.distribution}/_dist/{relative}", path)
+    return payload
 
 
 def _write_sdist(project: Project, directory: Path) -> str:
