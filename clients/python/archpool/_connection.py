@@ -77,20 +77,17 @@ class Connection:
             first = not self._closing
             self._closing = True
             pending = [f for f in self._jobs.values() if not f.done()]
+        if self._transport.owns_serve and first:
+            self._send(protocol.encode(protocol.shutdown(cancel_futures)))
+            return
+        if cancel_futures:
+            # a client of a shared serve, or a second shutdown that asks for what the first did not
+            for future in pending:
+                future.cancel()
         if not self._transport.owns_serve:
-            if cancel_futures:
-                for future in pending:
-                    future.cancel()
             with self._lock:
                 self._disconnect_when_idle = True
-                idle = not any(not f.done() for f in self._jobs.values())
-            if idle:
-                self._transport.close()
-        elif first:
-            self._send(protocol.encode(protocol.shutdown(cancel_futures)))
-        elif cancel_futures:
-            # a second shutdown may still ask for what the first did not: cancel the running jobs
-            self._send(protocol.encode(protocol.shutdown(True)))
+            self._disconnect_if_idle()
 
     def wait_closed(self) -> None:
         """Until the reader saw the end (``bye`` and ``serve``'s exit, or the disconnect)."""

@@ -121,9 +121,7 @@ class StdioTransport(Transport):
 
     def start_failure(self) -> ServeError:
         """``serve`` closed its stdout before any ``hello``: the one exception for what it printed and its status."""
-        self.close()
-        status = self.wait(_EXIT_GRACE_S)
-        self._stderr.join(_STDERR_GRACE_S)
+        status = self.finish()
         said = self._stderr.held_text().strip()
         if status == 2:
             kind = UsageError
@@ -136,9 +134,7 @@ class StdioTransport(Transport):
                     exit_code=status, stderr=said)
 
     def ended(self) -> ServeError:
-        self.close()
-        status = self.wait(_EXIT_GRACE_S)
-        self._stderr.join(_STDERR_GRACE_S)
+        status = self.finish()
         tail = self._stderr.tail().rstrip()
         message = f"archpool serve (pid {self.pid}) exited with {_status_text(status)}"
         if tail:
@@ -150,6 +146,7 @@ class StdioTransport(Transport):
         self.close()
         status = self.wait(_EXIT_GRACE_S)
         self._stderr.join(_STDERR_GRACE_S)
+        self._stdout.close()
         return status
 
     def describe(self) -> str:

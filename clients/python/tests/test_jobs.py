@@ -78,6 +78,18 @@ def test_a_job_that_fails_raises_build_error_with_its_log_tail(pool: archpool.Po
     assert future.exception() is error
 
 
+def test_a_job_past_its_time_limit_is_killed_and_raises_timed_out(pool: archpool.Pool, tmp_path: Path) -> None:
+    start = time.monotonic()
+    future = pool.submit_command(["sleep", "60"], cwd=str(tmp_path), timeout=1.5)
+
+    with pytest.raises(archpool.BuildError) as raised:
+        future.result(timeout=60)
+
+    assert raised.value.result.outcome == "timed_out" and raised.value.result.exit_code is None
+    assert "time limit of 1500 ms" in (raised.value.result.message or "")  # 1.5 s reached serve as 1500ms
+    assert time.monotonic() - start < 30
+
+
 def test_a_job_serve_refuses_fails_its_future_with_serves_reason(pool: archpool.Pool, tmp_path: Path) -> None:
     future = pool.submit_cmake(tmp_path / "nothere")
 
@@ -97,13 +109,16 @@ def test_a_define_of_the_architecture_is_refused(pool: archpool.Pool, tmp_path: 
         future.result(timeout=30)
 
 
-def test_wrong_python_types_are_refused_before_anything_is_sent(pool: archpool.Pool) -> None:
+def test_wrong_python_types_are_refused_before_anything_is_sent(pool: archpool.Pool, tmp_path: Path) -> None:
     with pytest.raises(TypeError, match="argv must be a list of strings, not one str"):
         pool.submit_command("nvcc -c k.cu")  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="env must map strings to strings"):
         pool.submit_command(["true"], env={"N": 1})  # type: ignore[dict-item]
     with pytest.raises(ValueError, match="argv is empty"):
         pool.submit_command([])
+    with pytest.raises(ValueError, match="longer than the 4194304 bytes archpool serve reads"):
+        pool.submit_command(["echo", "x" * (4 * 1024 * 1024)])
+    assert pool.submit_command(["true"], cwd=str(tmp_path)).result(timeout=60).succeeded  # nothing of those reached serve
 
 
 def test_futures_work_with_wait_as_completed_and_callbacks(pool: archpool.Pool, tmp_path: Path) -> None:

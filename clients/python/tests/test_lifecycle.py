@@ -111,6 +111,21 @@ def test_cancel_of_a_job_that_has_its_result_does_nothing(own_pool: archpool.Poo
     assert not future.cancelled() and future.result().succeeded
 
 
+def test_an_identical_job_in_flight_is_shared_and_a_cancel_ends_only_its_own_submit(
+        own_pool: archpool.Pool, sleeper: Sleeper, job_dir: Path) -> None:
+    first = own_pool.submit_command(sleeper.argv, cwd=str(job_dir), id="same")
+    sleeper.wait_started()
+    second = own_pool.submit_command(sleeper.argv, cwd=str(job_dir), id="same")
+    second.wait_accepted(30)
+
+    assert first.shared is False and second.shared is True
+    assert second.job_id == first.job_id
+    assert second.cancel() is True
+    assert sleeper.pids() and not first.done(), "cancelling one submit stopped the build the other shares"
+    assert first.cancel() is True
+    assert not wait_gone(sleeper.pids(), timeout=10)
+
+
 # --- shutting down
 
 
@@ -161,6 +176,19 @@ def test_shutdown_without_wait_returns_at_once_and_the_jobs_still_finish(own_poo
 
     assert time.monotonic() - start < 1.5 and not future.done()
     assert future.result(timeout=60).succeeded
+
+
+def test_a_second_shutdown_may_cancel_what_the_first_let_run(own_pool: archpool.Pool, sleeper: Sleeper,
+                                                              job_dir: Path) -> None:
+    future = own_pool.submit_command(sleeper.argv, cwd=str(job_dir))
+    sleeper.wait_started()
+    own_pool.shutdown(wait=False)
+
+    own_pool.shutdown(wait=True, cancel_futures=True)
+
+    assert future.cancelled()
+    assert not sleeper.pids()
+    assert own_pool.exit_code == 0
 
 
 def test_the_context_manager_waits_for_the_jobs_and_ends_serve(toolchain: None, serve_dir: Dict[str, str],

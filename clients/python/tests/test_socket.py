@@ -10,7 +10,7 @@ from typing import Iterator
 import pytest
 
 import archpool
-from procs import alive
+from procs import Sleeper, alive, wait_gone
 
 
 @pytest.fixture
@@ -57,7 +57,6 @@ def test_two_pools_connected_at_once_share_one_serve(socket_serve: Path, tmp_pat
     with pytest.raises(archpool.PoolClosedError):
         first.submit_command(["true"])
     assert alive([second.info.pid]), "a connect()ed pool's shutdown stopped the serve"
-    assert second.status(30).clients == 1
     assert second.submit_command(["true"], cwd=str(tmp_path)).result(timeout=60).succeeded
     second.shutdown()
 
@@ -67,23 +66,26 @@ def test_shutdown_of_a_connected_pool_waits_for_its_own_jobs(socket_serve: Path,
         futures = [pool.submit_command(["sleep", "1"], cwd=str(tmp_path), id=f"s{n}") for n in range(3)]
 
     assert all(f.result(timeout=0).succeeded for f in futures)
-    other = archpool.connect(socket_serve)
-    assert other.status(30).clients == 1
-    other.shutdown()
+    assert pool.exit_code is None and alive([pool.info.pid])
 
 
 def test_cancel_futures_on_a_connected_pool_cancels_only_its_own_jobs(socket_serve: Path, tmp_path: Path) -> None:
+    sleeper = Sleeper(tmp_path)
+    job_dir = tmp_path / "job"
+    job_dir.mkdir()
     mine = archpool.connect(socket_serve, timeout=120)
     theirs = archpool.connect(socket_serve)
-    long = mine.submit_command(["sleep", "300"], cwd=str(tmp_path), id="long")
-    long.wait_accepted(30)
-    other = theirs.submit_command(["sleep", "1"], cwd=str(tmp_path), id="other")
+    long = mine.submit_command(sleeper.argv, cwd=str(job_dir), id="long")
+    sleeper.wait_started()
+    other = theirs.submit_command(["sleep", "1"], cwd=str(job_dir), id="other")
+    other.wait_accepted(30)
 
     mine.shutdown(wait=True, cancel_futures=True)
 
     assert long.cancelled()
+    assert not wait_gone(sleeper.pids(), timeout=10), "the cancelled job of the client that left still runs"
     assert other.result(timeout=60).succeeded
-    assert theirs.status(30).running == 0
+    sleeper.close()
     theirs.shutdown()
 
 

@@ -38,6 +38,7 @@ class ArchitectureTest {
         assertThat(classes.contain("org.archpool.protocol.BuildRequest")).isTrue();
         assertThat(classes.contain("org.archpool.worker.WorkerMain")).isTrue();
         assertThat(classes.contain("org.archpool.orchestrator.schedule.Scheduler")).isTrue();
+        assertThat(classes.contain("org.archpool.orchestrator.service.JobService")).isTrue();
         assertThat(classes.contain("org.archpool.orchestrator.ArchitectureTest")).as("no test classes").isFalse();
     }
 
@@ -82,6 +83,22 @@ class ArchitectureTest {
         check(noClasses().that().resideInAPackage("org.archpool.orchestrator.schedule..")
                 .should().dependOnClassesThat().resideInAPackage("org.archpool.orchestrator.cli..")
                 .because("the scheduler is the core API (submit → future) that the build command and a service share"));
+    }
+
+    @Test
+    void theServiceKnowsNothingOfTheCommandLine() {
+        check(noClasses().that().resideInAPackage("org.archpool.orchestrator.service..")
+                .should().dependOnClassesThat().resideInAnyPackage("org.archpool.orchestrator.cli..",
+                        "org.archpool.orchestrator.arch..", "org.archpool.orchestrator.report..")
+                .because("the service turns client messages into scheduled jobs and results; flags, resolution and"
+                        + " report files are the session's, which it is handed"));
+    }
+
+    @Test
+    void theSchedulerKnowsNothingOfTheService() {
+        check(noClasses().that().resideInAPackage("org.archpool.orchestrator.schedule..")
+                .should().dependOnClassesThat().resideInAPackage("org.archpool.orchestrator.service..")
+                .because("the scheduler is the core API that build and serve share"));
     }
 
     @Test

@@ -63,7 +63,7 @@ public final class ServiceCodec {
 
     /** The error reply for a line longer than {@link #MAX_LINE_BYTES}, of which the rest was skipped. */
     public static ServerMessage.Error tooLong(long bytes) {
-        return ServerMessage.Error.of(ErrorCode.BAD_LINE, "the line is " + bytes + " bytes or more, over the limit of "
+        return ServerMessage.Error.of(ErrorCode.BAD_LINE, "the line is " + bytes + " bytes, over the limit of "
                 + MAX_LINE_BYTES + " bytes (4 MiB); it was skipped. Send each message on one line of at most 4 MiB");
     }
 

@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.channels.AsynchronousCloseException;
-import java.nio.channels.Channels;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.time.Clock;
@@ -59,8 +58,8 @@ public final class SocketTransport implements Transport {
                 return;
             }
             String name = "socket client " + (++n);
-            InputStream in = Channels.newInputStream(channel);
-            OutputStream out = Channels.newOutputStream(channel);
+            InputStream in = ChannelStreams.in(channel);
+            OutputStream out = ChannelStreams.out(channel);
             JobService.Connection[] connection = new JobService.Connection[1];
             ConnectionWriter writer = new ConnectionWriter(out, channel, name, clock, stallLimit,
                     ConnectionWriter.DEFAULT_MAX_QUEUED_BYTES, why -> {

@@ -3,10 +3,12 @@ package org.archpool.orchestrator.manifest;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.archpool.protocol.CmakeJob;
 import org.archpool.protocol.CommandJob;
+import org.archpool.protocol.JobSpec;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -102,5 +104,29 @@ class ManifestReaderTest {
                 .hasMessageContaining("nope.json does not exist");
         assertThatThrownBy(() -> reader.read(dir)).isInstanceOf(ManifestException.class)
                 .hasMessageContaining("is a folder");
+    }
+
+    @Test
+    void oneJobIsReadAgainstABaseFolderWithTheManifestsChecksAndNoDefaults() throws Exception {
+        ObjectMapper json = new ObjectMapper();
+        JobSpec job = reader.readJob(dir, json.readTree(
+                "{\"id\": \"k\", \"kind\": \"cmake\", \"sourceDir\": \"proj\"}"));
+        assertThat(job).isInstanceOf(CmakeJob.class);
+        CmakeJob cmake = (CmakeJob) job;
+        assertThat(cmake.sourceDir()).isEqualTo(dir.resolve("proj").toString());
+        assertThat(cmake.buildDir()).isEqualTo(dir.resolve("build/k").toString());
+        JobSpec command = reader.readJob(dir, json.readTree(
+                "{\"id\": \"c\", \"kind\": \"command\", \"argv\": [\"true\"]}"));
+        assertThat(((CommandJob) command).cwd()).isEqualTo(dir.toString());
+        assertThatThrownBy(() -> reader.readJob(dir, json.readTree(
+                "{\"id\": \"k\", \"kind\": \"cmake\", \"sourceDir\": \"nothere\"}")))
+                .isInstanceOf(ManifestException.class)
+                .hasMessage("job 'k': sourceDir " + dir.resolve("nothere") + " is not a folder; fix the path (relative"
+                        + " paths start at " + dir + ")");
+        assertThatThrownBy(() -> reader.readJob(dir, json.readTree("[1]")))
+                .hasMessage("the job must be an object with \"id\" and \"kind\"");
+        assertThatThrownBy(() -> reader.readJob(dir, json.readTree("{\"id\": \"k\", \"kind\": \"cmake\","
+                + " \"sourceDir\": \"proj\", \"defines\": {\"CMAKE_CUDA_ARCHITECTURES\": \"75\"}}")))
+                .hasMessageContaining("CMAKE_CUDA_ARCHITECTURES");
     }
 }

@@ -1,14 +1,17 @@
 package org.archpool.orchestrator.schedule;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import org.archpool.orchestrator.pool.ThreadWorkerLauncher;
@@ -286,5 +289,45 @@ class SchedulerTest {
                 + "'sm_90' is not a CUDA architecture in CMake's spelling");
         assertThat(outcomes.get(1).outcome()).isEqualTo(Outcome.SUCCEEDED);
         assertThat(launcher.requests).extracting(r -> r.job().id()).containsExactly("list");
+    }
+
+    @Test
+    void aQueuedJobCancelledOnItsOwnEndsAtOnceAndTheOthersRun() throws Exception {
+        Path gate = dir.resolve("go");
+        try (WorkerPool pool = new WorkerPool(new ThreadWorkerLauncher(JobRunner.standard()), 1, clock);
+             Scheduler scheduler = new Scheduler(pool, config(1, false), clock, SchedulerListener.NONE)) {
+            CompletableFuture<JobOutcome> first = scheduler.submit(sh("first", "while [ ! -e " + gate + " ]; do sleep 0.02; done"));
+            CompletableFuture<JobOutcome> second = scheduler.submit(sh("second", "true"));
+            CompletableFuture<JobOutcome> third = scheduler.submit(sh("third", "true"));
+            scheduler.cancel("second", "cancelled by its client");
+            assertThat(second).isDone();
+            JobOutcome cancelled = second.join();
+            assertThat(cancelled.outcome()).isEqualTo(Outcome.CANCELLED);
+            assertThat(cancelled.attempts()).isZero();
+            assertThat(cancelled.message()).isEqualTo("not started: cancelled by its client");
+            Files.createFile(gate);
+            assertThat(first.join().outcome()).isEqualTo(Outcome.SUCCEEDED);
+            // a cancelled job is not a failure that stops the others, even without keep-going
+            assertThat(third.join().outcome()).isEqualTo(Outcome.SUCCEEDED);
+        }
+    }
+
+    @Test
+    void aRunningJobCancelledOnItsOwnIsKilledAndNotRetried() throws Exception {
+        Path started = dir.resolve("started");
+        try (WorkerPool pool = new WorkerPool(new ThreadWorkerLauncher(JobRunner.standard()), 2, clock);
+             Scheduler scheduler = new Scheduler(pool, config(1, true), clock, SchedulerListener.NONE)) {
+            CompletableFuture<JobOutcome> running = scheduler.submit(sh("long", "touch " + started + "; sleep 60"));
+            CompletableFuture<JobOutcome> other = scheduler.submit(sh("other", "sleep 1"));
+            await().atMost(Duration.ofSeconds(20)).until(() -> Files.exists(started));
+            scheduler.cancel("long", "cancelled by its client");
+            JobOutcome outcome = running.get(15, TimeUnit.SECONDS);
+            assertThat(outcome.outcome()).isEqualTo(Outcome.CANCELLED);
+            assertThat(outcome.attempts()).isEqualTo(1);
+            assertThat(outcome.message()).isEqualTo("cancelled: cancelled by its client");
+            assertThat(other.join().outcome()).isEqualTo(Outcome.SUCCEEDED);
+            scheduler.cancel("other", "too late");
+            assertThat(scheduler.submit(sh("after", "true")).join().outcome()).isEqualTo(Outcome.SUCCEEDED);
+        }
     }
 }

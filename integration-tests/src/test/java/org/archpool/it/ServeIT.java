@@ -1,0 +1,312 @@
+package org.archpool.it;
+
+import static org.archpool.it.ServeClient.commandJob;
+import static org.archpool.it.ServeClient.submit;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.File;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.archpool.testing.MarkedProcesses;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code archpool serve} as its clients use it (docs/service.md): the distribution's {@code bin/archpool} over
+ * stdio and over a Unix socket, with real worker JVMs (or thread mode where only the protocol's load is tested).
+ * Every process a job starts carries a marker of the test's own, so that what outlives a session is found.
+ */
+class ServeIT {
+
+    @TempDir
+    Path dir;
+
+    private final String marker = MarkedProcesses.newMarker();
+    private final List<Process> started = new ArrayList<>();
+
+    @AfterEach
+    void killLeftovers() {
+        for (Process p : started) {
+            p.descendants().forEach(ProcessHandle::destroyForcibly);
+            p.destroyForcibly();
+        }
+        MarkedProcesses.killAll(marker);
+    }
+
+    private Process serve(String... args) throws Exception {
+        List<String> command = new ArrayList<>();
+        command.add(Archpool.home().resolve("bin/archpool").toString());
+        command.add("serve");
+        command.addAll(List.of(args));
+        Process p = new ProcessBuilder(command).directory(dir.toFile())
+                .redirectError(dir.resolve("serve.err").toFile()).start();
+        started.add(p);
+        return p;
+    }
+
+    private String stderr() throws Exception {
+        return Files.readString(dir.resolve("serve.err"));
+    }
+
+    private static JsonNode report(JsonNode bye) throws Exception {
+        JsonNode report = Archpool.json(Path.of(bye.path("report").asText()));
+        assertThat(ReportSchema.problems(report)).as("the report against docs/report.schema.json").isEmpty();
+        return report;
+    }
+
+    @Test
+    void aStdioSessionBuildsJobsOnWorkerJvmsAndEndsWithItsReport() throws Exception {
+        Process serve = serve("--stdio", "--arch", "90", "--no-toolchain-check", "-j", "1");
+        ServeClient client = ServeClient.of(serve);
+        JsonNode hello = client.next("hello");
+        assertThat(hello.path("service").asInt()).isEqualTo(1);
+        assertThat(hello.path("pid").asLong()).isEqualTo(serve.pid());
+        assertThat(hello.path("target").path("archs").toString()).isEqualTo("[\"90\"]");
+        assertThat(hello.path("target").path("source").asText()).isEqualTo("flag");
+        assertThat(hello.path("pool").path("mode").asText()).isEqualTo("process");
+        Path logDir = dir.resolve(".archpool/serve-" + serve.pid());
+        assertThat(hello.path("logDir").asText()).isEqualTo(logDir.toString());
+        assertThat(hello.path("report").asText()).isEqualTo(logDir.resolve("report.json").toString());
+
+        client.send(submit("c1", dir, commandJob("arch", "echo built for {archs}")));
+        JsonNode accepted = client.next("accepted");
+        assertThat(accepted.path("jobId").asText()).isEqualTo("arch.1");
+        assertThat(accepted.path("shared").asBoolean()).isFalse();
+        JsonNode result = client.next("result");
+        assertThat(result.path("clientJobId").asText()).isEqualTo("c1");
+        JsonNode job = result.path("job");
+        assertThat(ReportSchema.problems("job", job)).as("a result's job is a report's job entry").isEmpty();
+        assertThat(job.path("id").asText()).isEqualTo("arch.1");
+        assertThat(job.path("clientJobId").asText()).isEqualTo("c1");
+        assertThat(job.path("outcome").asText()).isEqualTo("succeeded");
+        assertThat(job.path("worker").asText()).isEqualTo("w1");
+        assertThat(Files.readString(Path.of(job.path("logPath").asText()))).contains("built for 90");
+
+        client.send(submit("c2", dir, commandJob("fails", "exit 3")));
+        client.next("accepted");
+        assertThat(client.next("result").path("job").path("exitCode").asInt()).isEqualTo(3);
+
+        client.send("{\"type\":\"shutdown\",\"cancelRunning\":false}");
+        JsonNode bye = client.next("bye");
+        assertThat(bye.path("outcomes").toString()).isEqualTo("{\"succeeded\":1,\"failed\":1}");
+        assertThat(serve.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        assertThat(serve.exitValue()).as(stderr()).isZero();
+        JsonNode report = report(bye);
+        assertThat(report.has("manifest")).isFalse();
+        assertThat(report.path("jobs").findValuesAsText("clientJobId")).containsExactly("c1", "c2");
+        assertThat(report.path("pool").path("keepGoing").asBoolean()).isTrue();
+    }
+
+    @Test
+    void theEndOfStdinEndsEveryJobWorkerAndProcessWithinTwoSeconds() throws Exception {
+        Path sleep = MarkedProcesses.markedSleep(Files.createDirectories(dir.resolve("bin")), marker);
+        Process serve = serve("--stdio", "--arch", "90", "--no-toolchain-check", "-j", "2");
+        ServeClient client = ServeClient.of(serve);
+        client.next("hello");
+        client.send(submit("a", dir, commandJob("a", sleep + " 1101")));
+        client.send(submit("b", dir, commandJob("b", "(" + sleep + " 1102 &); " + sleep + " 1103")));
+        client.send(submit("queued", dir, commandJob("c", sleep + " 1104")));
+        await().atMost(Duration.ofSeconds(60)).until(() -> MarkedProcesses.alive(marker).size() >= 3);
+        List<ProcessHandle> workers = serve.descendants()
+                .filter(p -> p.info().commandLine().orElse("").contains("org.archpool.worker.WorkerMain")).toList();
+        assertThat(workers).hasSize(2);
+
+        long closed = System.nanoTime();
+        serve.getOutputStream().close(); // as the client's death would: the end of serve's stdin
+        assertThat(serve.waitFor(10, TimeUnit.SECONDS)).as("serve ends").isTrue();
+        await().atMost(Duration.ofSeconds(2)).untilAsserted(() -> {
+            assertThat(MarkedProcesses.alive(marker)).as("the jobs' processes").isEmpty();
+            assertThat(workers).noneMatch(ProcessHandle::isAlive);
+        });
+        assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - closed)).isLessThan(5_000);
+        assertThat(serve.exitValue()).as(stderr()).isZero();
+        JsonNode report = Archpool.json(dir.resolve(".archpool/serve-" + serve.pid() + "/report.json"));
+        assertThat(ReportSchema.problems(report)).isEmpty();
+        assertThat(report.path("jobs").findValuesAsText("outcome")).containsOnly("cancelled").hasSize(3);
+    }
+
+    @Test
+    void aMalformedAndAnOversizedLineAreAnsweredWithErrorsAndTheSessionGoesOn() throws Exception {
+        Process serve = serve("--stdio", "--mode", "thread", "--arch", "90", "--no-toolchain-check", "-j", "1");
+        ServeClient client = ServeClient.of(serve);
+        client.next("hello");
+        client.send("{not json");
+        assertThat(client.next("error").path("code").asText()).isEqualTo("bad-line");
+        byte[] huge = new byte[5 << 20];
+        java.util.Arrays.fill(huge, (byte) 'x');
+        client.send(huge);
+        JsonNode tooLong = client.next("error");
+        assertThat(tooLong.path("code").asText()).isEqualTo("bad-line");
+        assertThat(tooLong.path("message").asText()).contains("4 MiB");
+        client.send("{\"type\":\"submit\",\"clientJobId\":\"k\",\"cwd\":\"" + dir + "\",\"job\":{\"id\":\"k\","
+                + "\"kind\":\"cmake\",\"sourceDir\":\"nothere\"}}");
+        JsonNode invalid = client.next("error");
+        assertThat(invalid.path("code").asText()).isEqualTo("invalid-job");
+        assertThat(invalid.path("clientJobId").asText()).isEqualTo("k");
+        client.send(submit("ok", dir, commandJob("ok", "true")));
+        client.next("accepted");
+        assertThat(client.next("result").path("job").path("outcome").asText()).isEqualTo("succeeded");
+        client.send("{\"type\":\"status\",\"requestId\":\"s\"}");
+        JsonNode status = client.next("status");
+        assertThat(status.path("requestId").asText()).isEqualTo("s");
+        assertThat(status.path("accepted").asInt()).isEqualTo(1);
+        client.send("{\"type\":\"shutdown\"}");
+        client.next("bye");
+        assertThat(serve.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        assertThat(serve.exitValue()).as(stderr()).isZero();
+        assertThat(client.endsNext(Duration.ofSeconds(10))).as("nothing after bye").isTrue();
+    }
+
+    @Test
+    void twoSocketClientsShareOneServeAndStopEndsIt() throws Exception {
+        Path socket = dir.resolve("run/serve.sock");
+        Process serve = serve("--socket", socket.toString(), "--arch", "90", "--no-toolchain-check", "-j", "2");
+        await().atMost(Duration.ofSeconds(60)).until(() -> Files.exists(socket));
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(socket.getParent())))
+                .isEqualTo("rwx------");
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(socket))).isEqualTo("rw-------");
+        try (ServeClient a = ServeClient.connect(socket); ServeClient b = ServeClient.connect(socket)) {
+            a.next("hello");
+            b.next("hello");
+            a.send(submit("x", dir, commandJob("a", "echo a")));
+            b.send(submit("x", dir, commandJob("b", "echo b")));
+            assertThat(a.next("accepted").path("jobId").asText()).startsWith("a.");
+            assertThat(b.next("accepted").path("jobId").asText()).startsWith("b.");
+            assertThat(a.next("result").path("job").path("outcome").asText()).isEqualTo("succeeded");
+            assertThat(b.next("result").path("job").path("outcome").asText()).isEqualTo("succeeded");
+            b.send("{\"type\":\"status\"}");
+            assertThat(b.next("status").path("clients").asInt()).isEqualTo(2);
+        }
+        Archpool.Run stop = new Archpool().in(dir).run("serve", "--socket", socket.toString(), "--stop");
+        assertThat(stop.exitCode()).as(stop.toString()).isZero();
+        assertThat(serve.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        assertThat(serve.exitValue()).as(stderr()).isZero();
+        assertThat(socket).doesNotExist();
+        JsonNode report = Archpool.json(dir.resolve(".archpool/serve-" + serve.pid() + "/report.json"));
+        assertThat(ReportSchema.problems(report)).isEmpty();
+        assertThat(report.path("jobs")).hasSize(2);
+    }
+
+    @Test
+    void aSocketClientThatDisconnectsHasItsJobsCancelledWhileAnothersCompletes() throws Exception {
+        Path sleep = MarkedProcesses.markedSleep(Files.createDirectories(dir.resolve("bin")), marker);
+        Path socket = dir.resolve("run/serve.sock");
+        Process serve = serve("--socket", socket.toString(), "--arch", "90", "--no-toolchain-check", "-j", "2");
+        await().atMost(Duration.ofSeconds(60)).until(() -> Files.exists(socket));
+        try (ServeClient stays = ServeClient.connect(socket)) {
+            stays.next("hello");
+            try (ServeClient leaves = ServeClient.connect(socket)) {
+                leaves.next("hello");
+                leaves.send(submit("doomed", dir, commandJob("doomed", sleep + " 1201")));
+                leaves.next("accepted");
+                await().atMost(Duration.ofSeconds(60)).until(() -> !MarkedProcesses.alive(marker).isEmpty());
+                stays.send(submit("kept", dir, commandJob("kept", "sleep 2; echo done")));
+                stays.next("accepted");
+            }
+            await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
+                    assertThat(MarkedProcesses.alive(marker)).as("the gone client's job").isEmpty());
+            assertThat(stays.next("result").path("job").path("outcome").asText()).isEqualTo("succeeded");
+            stays.send("{\"type\":\"shutdown\",\"cancelRunning\":true}");
+            JsonNode bye = stays.next("bye");
+            JsonNode report = report(bye);
+            Map<String, String> outcomes = new HashMap<>();
+            report.path("jobs").forEach(j -> outcomes.put(j.path("clientJobId").asText(), j.path("outcome").asText()));
+            assertThat(outcomes).containsEntry("doomed", "cancelled").containsEntry("kept", "succeeded");
+        }
+        assertThat(serve.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        assertThat(serve.exitValue()).as(stderr()).isZero();
+    }
+
+    @Test
+    void aSocketPathThatOthersMayEnterOrThatIsNotASocketIsRefused() throws Exception {
+        Path open = Files.createDirectories(dir.resolve("open"));
+        Files.setPosixFilePermissions(open, PosixFilePermissions.fromString("rwxr-xr-x"));
+        Archpool.Run refused = new Archpool().in(dir).run("serve", "--socket", open.resolve("s.sock").toString(),
+                "--arch", "90", "--no-toolchain-check");
+        assertThat(refused.exitCode()).as(refused.toString()).isEqualTo(2);
+        assertThat(refused.stderr()).contains("chmod 700").doesNotContain("\tat ").doesNotContain("Exception");
+        assertThat(refused.stderr().strip().lines()).hasSize(1);
+        assertThat(refused.stdout()).isEmpty();
+
+        Path mine = Files.createDirectories(dir.resolve("mine"));
+        Files.setPosixFilePermissions(mine, PosixFilePermissions.fromString("rwx------"));
+        Files.writeString(mine.resolve("s.sock"), "not a socket");
+        Archpool.Run file = new Archpool().in(dir).run("serve", "--socket", mine.resolve("s.sock").toString(),
+                "--arch", "90", "--no-toolchain-check");
+        assertThat(file.exitCode()).as(file.toString()).isEqualTo(2);
+        assertThat(file.stderr()).contains("not a socket");
+        assertThat(mine.resolve("s.sock")).hasContent("not a socket");
+
+        Archpool.Run neither = new Archpool().in(dir).run("serve", "--arch", "90");
+        assertThat(neither.exitCode()).as(neither.toString()).isEqualTo(2);
+        assertThat(neither.stderr()).contains("exactly one of --stdio");
+    }
+
+    @Test
+    void twentyClientsSubmittingTwoHundredJobsEachAtOnceGetExactlyOneResultEach() throws Exception {
+        Path socket = dir.resolve("run/serve.sock");
+        Process serve = serve("--socket", socket.toString(), "--mode", "thread", "--arch", "90",
+                "--no-toolchain-check", "-j", "4", "-q");
+        await().atMost(Duration.ofSeconds(60)).until(() -> Files.exists(socket));
+        int clients = 20;
+        int jobs = 200;
+        ExecutorService pool = Executors.newFixedThreadPool(clients);
+        try {
+            List<Future<Map<String, Integer>>> all = new ArrayList<>();
+            for (int c = 0; c < clients; c++) {
+                int client = c;
+                all.add(pool.submit(() -> {
+                    try (ServeClient s = ServeClient.connect(socket)) {
+                        s.next("hello");
+                        for (int j = 0; j < jobs; j++) {
+                            // every job of its own: identical ones would share a build
+                            s.send(submit("j" + j, dir, "{\"id\":\"t\",\"kind\":\"command\",\"argv\":[\"true\",\"c"
+                                    + client + "-" + j + "\"]}"));
+                        }
+                        Map<String, Integer> results = new HashMap<>();
+                        int accepted = 0;
+                        while (results.values().stream().mapToInt(Integer::intValue).sum() < jobs) {
+                            JsonNode m = s.next(accepted < jobs ? "accepted-or-result" : "result",
+                                    Duration.ofSeconds(90), true);
+                            if (m.path("type").asText().equals("accepted")) {
+                                accepted++;
+                            } else {
+                                assertThat(m.path("job").path("outcome").asText()).isEqualTo("succeeded");
+                                results.merge(m.path("clientJobId").asText(), 1, Integer::sum);
+                            }
+                        }
+                        assertThat(accepted).isEqualTo(jobs);
+                        s.send("{\"type\":\"status\"}");
+                        s.next("status");
+                        return results;
+                    }
+                }));
+            }
+            for (Future<Map<String, Integer>> f : all) {
+                Map<String, Integer> results = f.get(120, TimeUnit.SECONDS);
+                assertThat(results).hasSize(jobs).allSatisfy((id, n) -> assertThat(n).as(id).isEqualTo(1));
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        Archpool.Run stop = new Archpool().in(dir).run("serve", "--socket", socket.toString(), "--stop");
+        assertThat(stop.exitCode()).as(stop.toString()).isZero();
+        assertThat(serve.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        JsonNode report = Archpool.json(dir.resolve(".archpool/serve-" + serve.pid() + "/report.json"));
+        assertThat(report.path("jobs")).hasSize(clients * jobs);
+        assertThat(report.path("outcomes").path("succeeded").asInt()).isEqualTo(clients * jobs);
+    }
+}
