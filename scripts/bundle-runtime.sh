@@ -3,7 +3,8 @@
 # boxes): jlinks the modules archpool needs into orchestrator/target/archpool/runtime, which bin/archpool
 # uses when present, and generates the runtime's CDS archive (class data sharing: faster JVM starts for the
 # coordinator and every worker), then archpool's own archives for it (scripts/cds-archives.sh). The runtime
-# runs on any x86-64 Linux with glibc 2.17 or newer.
+# needs the glibc of the JDK it comes from: 2.34 or newer from Debian 12's JDK 17, 2.17 or newer from an
+# Adoptium Temurin JDK (docs/python-wheel.md has the measurement).
 # Usage: scripts/bundle-runtime.sh [DIST]   (DIST defaults to orchestrator/target/archpool, built by
 #        mvn -B -q package -DskipTests; needs a JDK 17+ with jlink)
 set -euo pipefail

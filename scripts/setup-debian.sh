@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Installs what building and testing archpool needs on Debian/Ubuntu, only what is missing:
-# Java 17+, Maven, CMake, Ninja, clang. Checks that nvcc (the CUDA toolkit) is there; it is not a Debian package
-# of the right version, so it must come with the machine (e.g. /usr/local/cuda).
+# Java 17+, Maven, CMake, Ninja, clang, and for the Python client's wheel and its tests (scripts/test-python.sh)
+# python3 with venv and pytest, and readelf (binutils: the tests check the wheel's glibc tag against it). Checks
+# that nvcc (the CUDA toolkit) is there; it is not a Debian package of the right version, so it must come with the
+# machine (e.g. /usr/local/cuda).
 #
 # --hip also installs the AMD toolchains the tests build real HIP binaries with: Debian's ROCm (hipcc,
 # libamdhip64, device libraries, rocminfo) and LLVM 19 (clang++-19 for gfx942/gfx1100, clang-offload-bundler-19
 # and llvm-readelf-19, which the tests cross-check archpool's readers against).
-# --browser also installs Debian's chromium (the HTML report is tested in it, headless) and python3 (the
-# Python example runs in the tests).
+# --browser also installs Debian's chromium (the HTML report is tested in it, headless).
 # --slurm also installs Slurm (slurmctld, slurmd, its client commands) and munge: the tests of --launcher slurm
 # run against a one-node cluster that scripts/slurm-local.sh starts.
 set -euo pipefail
@@ -33,6 +34,16 @@ command -v cmake >/dev/null 2>&1 || need+=(cmake)
 command -v ninja >/dev/null 2>&1 || need+=(ninja-build)
 # clang++: the HIP toolchain check dry-runs it per target
 command -v clang++ >/dev/null 2>&1 || need+=(clang)
+# the Python client: a venv with pip (Debian's python3 has one only with python3-venv), pytest, readelf
+if command -v python3 >/dev/null 2>&1; then
+  probe="$(mktemp -d)"
+  python3 -m venv "$probe/venv" >/dev/null 2>&1 || need+=(python3-venv)
+  rm -rf "$probe"
+  python3 -c 'import pytest' 2>/dev/null || need+=(python3-pytest)
+else
+  need+=(python3 python3-venv python3-pytest)
+fi
+command -v readelf >/dev/null 2>&1 || need+=(binutils)
 if $hip; then
   command -v hipcc >/dev/null 2>&1 || need+=(hipcc libamdhip64-dev rocm-device-libs)
   command -v rocminfo >/dev/null 2>&1 || need+=(rocminfo)
@@ -42,7 +53,6 @@ if $hip; then
 fi
 if $browser; then
   command -v chromium >/dev/null 2>&1 || need+=(chromium)
-  command -v python3 >/dev/null 2>&1 || need+=(python3)
 fi
 if $slurm; then
   command -v slurmctld >/dev/null 2>&1 || [ -x /usr/sbin/slurmctld ] || need+=(slurmctld)

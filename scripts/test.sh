@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # Runs every test on a fresh Debian/Ubuntu machine, as CI does: installs the system packages the tests need
-# (scripts/setup-debian.sh --hip --browser --slurm: CMake, Ninja, clang, Debian's ROCm and LLVM 19, chromium,
-# python3, Slurm and munge; nvcc must come with the machine), starts the services they need (a one-node Slurm
+# (scripts/setup-debian.sh --hip --browser --slurm: CMake, Ninja, clang, python3 with venv and pytest, binutils,
+# Debian's ROCm and LLVM 19, chromium, Slurm and munge; nvcc must come with the machine), starts the services they need (a one-node Slurm
 # cluster, scripts/slurm-local.sh), runs `mvn -B verify` (unit tests, then the integration tests against the
-# built distribution), and stops what it started, however the tests end. Its exit status is Maven's.
+# built distribution), then the Python client's tests against its platform wheel installed in a fresh virtual
+# environment with no Java on the PATH (scripts/test-python.sh), and stops what it started, however the tests end.
+# It stops at the first part that fails, with that part's exit status.
 #
 #   scripts/test.sh                 everything
 #   scripts/test.sh -Dit.test=QuickstartIT    extra arguments go to Maven
+#   scripts/test-python.sh          only the Python client's tests (after mvn -B -q package -DskipTests)
 #
 # With CI=true in the environment, a test whose tool is missing fails instead of being skipped.
 set -euo pipefail
@@ -24,3 +27,4 @@ trap 'scripts/slurm-local.sh stop || true' EXIT
 scripts/slurm-local.sh start
 
 mvn -B verify "$@"
+scripts/test-python.sh
