@@ -10,13 +10,13 @@ from typing import Optional, Sequence, Tuple
 
 from .errors import UsageError
 
-SECTIONS = ("compile", "dispatch", "start", "memory", "probes", "outputs")
+SECTIONS = ("compile", "dispatch", "start", "memory", "probes", "outputs", "serve")
 
 # Sizes of the full run, and of --smoke (a run of seconds for CI); an option given explicitly wins over both.
 FULL_SIZES = {"runs": 3, "projects": 48, "dispatch_jobs": 5000, "queued_jobs": 10000, "worker_starts": 20,
-              "output_jobs": 100000}
+              "output_jobs": 100000, "serve_jobs": 100000}
 SMOKE_SIZES = {"runs": 1, "projects": 2, "dispatch_jobs": 200, "queued_jobs": 500, "worker_starts": 3,
-               "output_jobs": 300}
+               "output_jobs": 300, "serve_jobs": 300}
 
 # The options that change what a section measures, for its "Reproduce:" line.
 SECTION_OPTIONS = {
@@ -26,6 +26,7 @@ SECTION_OPTIONS = {
     "memory": ("queued_jobs", "arch"),
     "probes": (),
     "outputs": ("output_jobs", "arch", "compare_archpool"),
+    "serve": ("runs", "dispatch_jobs", "serve_jobs", "arch"),
 }
 
 DESCRIPTION = """\
@@ -38,7 +39,8 @@ built the wrong thing, 2 for bad options or a missing tool, 130 when interrupted
 
 Sections: compile (real CUDA CMake projects), dispatch (trivial jobs per second), start (worker
 launch to hello), memory (coordinator and worker RSS), probes (detection tools run per build),
-outputs (coordinator memory for a large build with every output, in a 200 MiB heap).
+outputs (coordinator memory for a large build with every output, in a 200 MiB heap), serve (a
+long-running serve over its client protocol: submit latency, jobs per second, memory).
 """
 
 
@@ -54,6 +56,7 @@ class Options:
     queued_jobs: int
     worker_starts: int
     output_jobs: int
+    serve_jobs: int
     compare_archpool: Optional[Path]
     arch: str
     work: Optional[Path]
@@ -134,6 +137,9 @@ def _parser() -> _Parser:
                    help="workers started one after the other (" + size % (20, 3) + ")")
     p.add_argument("--output-jobs", type=_count, metavar="N",
                    help="trivial jobs of the outputs section's build (" + size % (100000, 300) + ")")
+    p.add_argument("--serve-jobs", type=_count, metavar="N",
+                   help="trivial jobs submitted at once to one serve for its peak RSS (" + size % (100000, 300)
+                        + ")")
     p.add_argument("--compare-archpool", type=Path, metavar="PATH",
                    help="another bin/archpool (e.g. a distribution built from main) whose outputs section is "
                         "measured next to this one's, as ratios")
@@ -161,7 +167,7 @@ def _parser() -> _Parser:
                    help="run only these sections (" + ", ".join(SECTIONS) + "; default: all)")
     p.add_argument("--smoke", action="store_true",
                    help="a run of seconds for CI: --projects 2 --runs 1 --dispatch-jobs 200 "
-                        "--queued-jobs 500 --worker-starts 3 --output-jobs 300, everything else the same")
+                        "--queued-jobs 500 --worker-starts 3 --output-jobs 300 --serve-jobs 300, everything else the same")
     return p
 
 
@@ -195,7 +201,7 @@ def parse(argv: Sequence[str], repo: Path) -> Options:
     return Options(
         archpool=(ns.archpool or repo / "orchestrator" / "target" / "archpool" / "bin" / "archpool").absolute(),
         runs=ns.runs, projects=ns.projects, jobs=ns.jobs, dispatch_jobs=ns.dispatch_jobs,
-        queued_jobs=ns.queued_jobs, worker_starts=ns.worker_starts, output_jobs=ns.output_jobs,
+        queued_jobs=ns.queued_jobs, worker_starts=ns.worker_starts, output_jobs=ns.output_jobs, serve_jobs=ns.serve_jobs,
         compare_archpool=ns.compare_archpool.absolute() if ns.compare_archpool else None, arch=ns.arch,
         work=ns.work.absolute() if ns.work else None, keep=ns.keep, out=out,
         json=(ns.json or out.with_suffix(".json")).absolute(),

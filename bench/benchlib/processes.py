@@ -55,6 +55,15 @@ def run_timed(argv: Sequence[str], output: Path, *, env: Optional[Mapping[str, s
     return Finished(status, wall, _children_cpu_s() - cpu_before)
 
 
+def register(proc: subprocess.Popen) -> None:
+    """A contender started elsewhere (in a session of its own), to be stopped with the others on Ctrl-C."""
+    _running.add(proc)
+
+
+def unregister(proc: subprocess.Popen) -> None:
+    _running.discard(proc)
+
+
 def _start(argv, out, env) -> subprocess.Popen:
     try:
         return subprocess.Popen(list(map(str, argv)), stdin=subprocess.DEVNULL, stdout=out,
