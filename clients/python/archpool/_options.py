@@ -81,6 +81,7 @@ OPTIONS: Dict[str, Callable[[str, Any], List[str]]] = {
     "launcher": _text("--launcher"),
     "partition": _text("--partition"),
     "srun_arg": _repeated("--srun-arg"),
+    "isolate_devices": _text("--isolate-devices"),
     "verify": _text("--verify"),
     "forbid_hostcall": _switch("--forbid-hostcall"),
     "report": _text("--report"),

@@ -47,3 +47,21 @@ def test_unknown_options_are_a_type_error_naming_each() -> None:
 def test_values_of_the_wrong_type_are_a_type_error(options: dict, wrong: str) -> None:
     with pytest.raises(TypeError, match=wrong):
         flags(**options)
+
+
+def test_every_flag_of_serve_is_an_option(archpool_home: Path) -> None:
+    """The options follow serve's own --help: a flag added to serve without an option here fails this test."""
+    import re
+    import subprocess
+
+    from archpool._options import OPTIONS
+
+    shown = subprocess.run([str(archpool_home / "bin" / "archpool"), "serve", "--help"], capture_output=True,
+                           text=True, timeout=60, check=True).stdout
+    served = set(re.findall(r"^\s+(?:-\w, )?--([a-z][a-z-]+)", shown, re.MULTILINE))
+    # given as Pool's own arguments, chosen by the client (--stdio, --socket) or not an option of a session
+    apart = {"jobs", "platform", "arch", "stdio", "socket", "stop", "help", "version", "keep-going", "quiet",
+             "verbose"}
+    missing = sorted(flag for flag in served - apart if flag.replace("-", "_") not in OPTIONS)
+    assert missing == [], f"serve flags with no Pool option: {missing}"
+    assert flags(isolate_devices="on") == ["--isolate-devices", "on"]
