@@ -26,6 +26,9 @@ def plural(count: int, noun: str) -> str:
 
 
 def format_value(unit: str, value: float) -> str:
+    """Milliseconds below 10 get two decimals (a latency of 0.3 ms is not "0 ms")."""
+    if unit == "ms" and abs(value) < 10:
+        return f"{value:.2f} ms"
     return _FORMATS[unit].format(value)
 
 

@@ -25,6 +25,7 @@ from ..processes import Finished, run_timed
 CONTENDERS = {
     "archpool-process": "archpool (process)",
     "archpool-thread": "archpool (thread)",
+    "archpool-client": "archpool (Python client)",
     "xargs": "xargs",
     "python": "Python pool",
 }
@@ -38,6 +39,9 @@ HIDDEN_DEVICES = {"CUDA_VISIBLE_DEVICES": "", "HIP_VISIBLE_DEVICES": "", "ROCR_V
 SOURCE_DIR, BUILD_DIR = "<SOURCE_DIR>", "<BUILD_DIR>"
 
 POOL_DRIVER = Path(__file__).resolve().parents[2] / "pool_driver.py"
+CLIENT_DRIVER = Path(__file__).resolve().parents[2] / "client_driver.py"
+# archpool's contenders, each with the baselines its wall time is compared to.
+MINE = ("archpool-process", "archpool-thread", "archpool-client")
 
 CMAKELISTS = """\
 cmake_minimum_required(VERSION 3.18)
@@ -203,6 +207,25 @@ def _archpool(mode: str):
     return build_with_archpool
 
 
+def _client(ctx: Context, commands: Commands, projects: Sequence[Project], timed: TimedRun) -> Finished:
+    """bench/client_driver.py: archpool's Python client (`archpool.Pool`, over `serve --stdio`), one
+    `submit_cmake` per project, collected with `as_completed`."""
+    jobs = timed.folder / "jobs.json"
+    jobs.write_text(json.dumps([{"id": p.name, "sourceDir": str(p.source), "buildDir": str(timed.builds[p.name])}
+                                for p in projects]))
+    report = timed.folder / "report.json"
+    argv = [sys.executable, CLIENT_DRIVER, "--archpool", ctx.archpool.launcher, "--arch", ctx.options.arch,
+            "--jobs", str(ctx.options.jobs), "--log-dir", timed.folder / "logs", "--report", report, jobs]
+    finished = run_timed(argv, timed.folder / "client.out")
+    if finished.status == 0:
+        served = json.loads(report.read_text())
+        # serve names each job id.N (docs/service.md); the projects are named by the id alone
+        for job in served["jobs"]:
+            job["id"] = job["id"].rsplit(".", 1)[0]
+        commands.learn_or_check(Build(finished, served), projects, timed)
+    return finished
+
+
 def _xargs(ctx: Context, commands: Commands, projects: Sequence[Project], timed: TimedRun) -> Finished:
     """xargs -P<jobs>: one `sh -c` line per project running archpool's commands, output to a log per job."""
     lines = timed.folder / "jobs.txt"
@@ -235,6 +258,7 @@ def _job_environment() -> Dict[str, str]:
 RUNNERS = {
     "archpool-process": _archpool("process"),
     "archpool-thread": _archpool("thread"),
+    "archpool-client": _client,
     "xargs": _xargs,
     "python": _python,
 }
@@ -298,14 +322,14 @@ def _figures(walls, cpus, cores_used: int) -> List[Figure]:
     for key, name in CONTENDERS.items():
         figures.append(median_of(f"compile.cpu.{key}", f"{name}: CPU (user+sys)", "s", cpus[key]))
     median_wall = {key: statistics.median(values) for key, values in walls.items()}
-    for mine in ("archpool-process", "archpool-thread"):
+    for mine in MINE:
         for theirs, limit in RATIO_TARGETS.items():
             figures.append(derived(f"compile.ratio.{mine}/{theirs}",
                                    f"{CONTENDERS[mine]} / {CONTENDERS[theirs]} (wall)", "ratio",
                                    median_wall[mine] / median_wall[theirs], at_most(limit)))
     limit = statistics.median(cpus["xargs"]) / cores_used
     figures.append(derived("compile.limit", f"physical limit: xargs CPU / {cores_used} cores", "s", limit))
-    for mine in ("archpool-process", "archpool-thread"):
+    for mine in MINE:
         figures.append(derived(f"compile.limit-ratio.{mine}", f"{CONTENDERS[mine]} wall / physical limit",
                                "ratio", median_wall[mine] / limit))
     return figures
@@ -325,6 +349,9 @@ def _notes(ctx: Context, commands: Commands, cores_used: int) -> str:
         f"- **archpool (process)**: `archpool build MANIFEST --arch {opts.arch} -j{j} --mode process -q`, one "
         f"`cmake` job per project;\n"
         f"- **archpool (thread)**: the same with `--mode thread`;\n"
+        f"- **archpool (Python client)**: `bench/client_driver.py`: `archpool.Pool(jobs={j}, arch=...)` of "
+        f"clients/python (which starts `archpool serve --stdio`), one `submit_cmake` per project, collected with "
+        f"`as_completed`; its time includes starting serve;\n"
         f"- **xargs**: `xargs -P{j} -d '\\n' -n 1 -a FILE sh -c`, one line per project that runs the commands "
         f"with their output to a log file;\n"
         f"- **Python pool**: `bench/pool_driver.py`, a `concurrent.futures.ProcessPoolExecutor(max_workers={j})` "
