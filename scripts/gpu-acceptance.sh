@@ -146,7 +146,7 @@ cat "$work"/.archpool/logs/{smi,open,cudart}.log > "$out/isolated-logs.txt" 2>/d
 touch "$work/stop8"; wait "$busy8_pid"; busy8_rc=$?
 isolated=$(json "$out/isolated-report.json" "d['pool']['deviceIsolation'] + ' ' + ' '.join(j['outcome'] for j in d['jobs'])" 2>/dev/null)
 check "isolated workers: nvidia-smi -L, opening /dev/nvidia0 and the CUDA runtime all fail while the parent's kernel runs ($isolated)" \
-  "[ '$isolated' = 'namespace failed failed failed' ] && ! grep -q '^GPU 0:' '$out/isolated-logs.txt' && ! grep -q 'opened /dev/nvidia0' '$out/isolated-logs.txt' && [ $busy8_rc -eq 0 ]"
+  "[ '$isolated' = 'namespace failed failed failed' ] && ! grep -q '^GPU 0:' '$out/isolated-logs.txt' && ! grep -qx 'opened /dev/nvidia0' '$out/isolated-logs.txt' && [ $busy8_rc -eq 0 ]"
 
 probe_ms=$(json "$out/arch.json" "', '.join(p['tool'] + ' ' + str(p['ms']) + ' ms' for p in d['probes'])")
 worker_start=$(json "$out/build-report.json" "sorted(e['atMs'] for e in d['pool']['workerEvents'] if e['event'] == 'started')")
