@@ -94,7 +94,9 @@ def run(ctx: Context) -> SectionResult:
 LAYERS = {
     "step": "per job: the `true` step as the worker timed it (exec through the namespace wrapper)",
     "inspect": "per job: inspecting its artifacts (none here: a scan of the empty cwd)",
-    "rest": "per job: the rest of its time on the slot (request, log, TMPDIR, result, judging)",
+    "rest": "per job: the rest of its totalMs (request, log, TMPDIR, result, judging)",
+    "between": f"per job: slot time outside its totalMs ({PARALLELISM} slots ÷ jobs/s − totalMs: dispatch, "
+               f"protocol, listeners)",
 }
 
 
@@ -108,17 +110,22 @@ def _serve(ctx: Context, run_dir, cwd) -> ServeRun:
     finally:
         if session.proc.poll() is None:
             session.shutdown()
-    return ServeRun(jobs / elapsed, latencies, session.ready_s, _layers(results))
+    rate = jobs / elapsed
+    return ServeRun(rate, latencies, session.ready_s, _layers(results, rate))
 
 
-def _layers(jobs: List[dict]) -> Dict[str, float]:
-    step, inspect, rest = [], [], []
+def _layers(jobs: List[dict], rate: float) -> Dict[str, float]:
+    step, inspect, rest, total = [], [], [], []
     for job in jobs:
         phases = {p["name"]: p["ms"] for p in job["phases"]}
         step.append(phases.get("command", 0))
         inspect.append(phases.get("inspect", 0))
-        rest.append(max(0, job["totalMs"] - job["queueWaitMs"] - sum(phases.values())))
-    return {"step": statistics.median(step), "inspect": statistics.median(inspect), "rest": statistics.median(rest)}
+        # totalMs runs from the job's dispatch to its outcome: the queue is not in it
+        rest.append(max(0, job["totalMs"] - sum(phases.values())))
+        total.append(job["totalMs"])
+    between = max(0.0, PARALLELISM / rate * 1000 - statistics.median(total))
+    return {"step": statistics.median(step), "inspect": statistics.median(inspect), "rest": statistics.median(rest),
+            "between": between}
 
 
 def _memory(ctx: Context, cwd) -> float:
