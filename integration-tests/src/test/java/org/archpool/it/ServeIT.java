@@ -275,6 +275,35 @@ class ServeIT {
     }
 
     @Test
+    void aStaleSocketIsReplacedAndOneThatAnswersIsRefused() throws Exception {
+        Path run = Files.createDirectories(dir.resolve("run"));
+        Files.setPosixFilePermissions(run, PosixFilePermissions.fromString("rwx------"));
+        Path socket = run.resolve("serve.sock");
+        // what a serve killed by SIGKILL leaves: a socket file that nothing listens on
+        try (java.nio.channels.ServerSocketChannel dead = java.nio.channels.ServerSocketChannel.open(
+                java.net.StandardProtocolFamily.UNIX)) {
+            dead.bind(java.net.UnixDomainSocketAddress.of(socket));
+        }
+        assertThat(socket).exists();
+        Process serve = serve("--socket", socket.toString(), "--mode", "thread", "--arch", "90",
+                "--no-toolchain-check", "-j", "1");
+        try (ServeClient client = await().atMost(Duration.ofSeconds(60)).ignoreExceptions()
+                .until(() -> ServeClient.connect(socket), c -> c != null)) {
+            assertThat(client.next("hello").path("pid").asLong()).isEqualTo(serve.pid());
+        }
+        Archpool.Run second = new Archpool().in(dir).run("serve", "--socket", socket.toString(), "--arch", "90",
+                "--no-toolchain-check");
+        assertThat(second.exitCode()).as(second.toString()).isEqualTo(2);
+        assertThat(second.stderr()).contains("another archpool serve is listening on that socket")
+                .contains("--stop");
+        assertThat(socket).as("the first serve's socket is left alone").exists();
+        Archpool.Run stop = new Archpool().in(dir).run("serve", "--socket", socket.toString(), "--stop");
+        assertThat(stop.exitCode()).as(stop.toString()).isZero();
+        assertThat(serve.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        assertThat(socket).doesNotExist();
+    }
+
+    @Test
     void twentyClientsSubmittingTwoHundredJobsEachAtOnceGetExactlyOneResultEach() throws Exception {
         Path socket = dir.resolve("run/serve.sock");
         Process serve = serve("--socket", socket.toString(), "--mode", "thread", "--arch", "90",
