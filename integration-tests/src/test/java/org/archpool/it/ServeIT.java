@@ -196,10 +196,11 @@ class ServeIT {
         await().atMost(Duration.ofSeconds(60)).until(() -> Files.exists(socket));
         assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(socket.getParent())))
                 .isEqualTo("rwx------");
-        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(socket))).isEqualTo("rw-------");
         try (ServeClient a = ServeClient.connect(socket); ServeClient b = ServeClient.connect(socket)) {
             a.next("hello");
             b.next("hello");
+            // set right after the bind (the folder, 0700, keeps everyone else out meanwhile); surely by the hello
+            assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(socket))).isEqualTo("rw-------");
             a.send(submit("x", dir, commandJob("a", "echo a")));
             b.send(submit("x", dir, commandJob("b", "echo b")));
             assertThat(a.next("accepted").path("jobId").asText()).startsWith("a.");
