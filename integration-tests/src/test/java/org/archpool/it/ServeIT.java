@@ -57,6 +57,12 @@ class ServeIT {
         return p;
     }
 
+    /** A client of the serve on {@code socket}, once it listens (the file exists a moment before it does). */
+    private static ServeClient connect(Path socket) {
+        return await().atMost(Duration.ofSeconds(60)).ignoreExceptions()
+                .until(() -> ServeClient.connect(socket), c -> c != null);
+    }
+
     private String stderr() throws Exception {
         return Files.readString(dir.resolve("serve.err"));
     }
@@ -196,10 +202,11 @@ class ServeIT {
         await().atMost(Duration.ofSeconds(60)).until(() -> Files.exists(socket));
         assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(socket.getParent())))
                 .isEqualTo("rwx------");
-        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(socket))).isEqualTo("rw-------");
-        try (ServeClient a = ServeClient.connect(socket); ServeClient b = ServeClient.connect(socket)) {
+        try (ServeClient a = connect(socket); ServeClient b = connect(socket)) {
             a.next("hello");
             b.next("hello");
+            // set right after the bind (the folder, 0700, keeps everyone else out meanwhile); surely by the hello
+            assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(socket))).isEqualTo("rw-------");
             a.send(submit("x", dir, commandJob("a", "echo a")));
             b.send(submit("x", dir, commandJob("b", "echo b")));
             assertThat(a.next("accepted").path("jobId").asText()).startsWith("a.");
@@ -225,9 +232,9 @@ class ServeIT {
         Path socket = dir.resolve("run/serve.sock");
         Process serve = serve("--socket", socket.toString(), "--arch", "90", "--no-toolchain-check", "-j", "2");
         await().atMost(Duration.ofSeconds(60)).until(() -> Files.exists(socket));
-        try (ServeClient stays = ServeClient.connect(socket)) {
+        try (ServeClient stays = connect(socket)) {
             stays.next("hello");
-            try (ServeClient leaves = ServeClient.connect(socket)) {
+            try (ServeClient leaves = connect(socket)) {
                 leaves.next("hello");
                 leaves.send(submit("doomed", dir, commandJob("doomed", sleep + " 1201")));
                 leaves.next("accepted");
@@ -275,6 +282,34 @@ class ServeIT {
     }
 
     @Test
+    void aStaleSocketIsReplacedAndOneThatAnswersIsRefused() throws Exception {
+        Path run = Files.createDirectories(dir.resolve("run"));
+        Files.setPosixFilePermissions(run, PosixFilePermissions.fromString("rwx------"));
+        Path socket = run.resolve("serve.sock");
+        // what a serve killed by SIGKILL leaves: a socket file that nothing listens on
+        try (java.nio.channels.ServerSocketChannel dead = java.nio.channels.ServerSocketChannel.open(
+                java.net.StandardProtocolFamily.UNIX)) {
+            dead.bind(java.net.UnixDomainSocketAddress.of(socket));
+        }
+        assertThat(socket).exists();
+        Process serve = serve("--socket", socket.toString(), "--mode", "thread", "--arch", "90",
+                "--no-toolchain-check", "-j", "1");
+        try (ServeClient client = connect(socket)) {
+            assertThat(client.next("hello").path("pid").asLong()).isEqualTo(serve.pid());
+        }
+        Archpool.Run second = new Archpool().in(dir).run("serve", "--socket", socket.toString(), "--arch", "90",
+                "--no-toolchain-check");
+        assertThat(second.exitCode()).as(second.toString()).isEqualTo(2);
+        assertThat(second.stderr()).contains("another archpool serve is listening on that socket")
+                .contains("--stop");
+        assertThat(socket).as("the first serve's socket is left alone").exists();
+        Archpool.Run stop = new Archpool().in(dir).run("serve", "--socket", socket.toString(), "--stop");
+        assertThat(stop.exitCode()).as(stop.toString()).isZero();
+        assertThat(serve.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        assertThat(socket).doesNotExist();
+    }
+
+    @Test
     void twentyClientsSubmittingTwoHundredJobsEachAtOnceGetExactlyOneResultEach() throws Exception {
         Path socket = dir.resolve("run/serve.sock");
         Process serve = serve("--socket", socket.toString(), "--mode", "thread", "--arch", "90",
@@ -288,7 +323,7 @@ class ServeIT {
             for (int c = 0; c < clients; c++) {
                 int client = c;
                 all.add(pool.submit(() -> {
-                    try (ServeClient s = ServeClient.connect(socket)) {
+                    try (ServeClient s = connect(socket)) {
                         s.next("hello");
                         for (int j = 0; j < jobs; j++) {
                             // every job of its own: identical ones would share a build

@@ -232,24 +232,14 @@ public final class BuildSession {
             futures.forEach(f -> outcomes.add(f.join()));
             futures.clear();
             interrupt.jobsEnded();
-            BuildReport.Pool poolFacts = new BuildReport.Pool(pool.mode(), pool.launcher(), workers, parallelism,
-                    settings.retries(), settings.keepGoing(), logDir.toString(), pool.events(),
-                    pool.deviceIsolation().reportName());
             String noWorker = pool.noWorkerStarted();
             int exitCode = interrupt.fired() ? InterruptHook.EXIT_CODE
                     : noWorker != null ? NO_WORKER_EXIT_CODE
                     : outcomes.stream().allMatch(o -> o.outcome() == Outcome.SUCCEEDED) ? 0 : 1;
-            Map<String, Integer> counts = new LinkedHashMap<>();
-            outcomes.forEach(o -> counts.merge(o.outcome().wireName(), 1, Integer::sum));
-            BuildReport report = new BuildReport(BuildReport.SCHEMA_VERSION, Version.current(),
-                    manifest.file().toString(), started.toString(), clock.millis() - started.toEpochMilli(), exitCode,
-                    resolution, target.checked(), poolFacts, counts, outcomes);
-            OutputWriteException notWritten = null;
-            try {
-                outputs.write(report, registry, progress);
-            } catch (OutputWriteException e) {
-                notWritten = e;
-            }
+            BuildReport report = SessionReport.of(manifest.file().toString(), started,
+                    clock.millis() - started.toEpochMilli(), exitCode, target, pool, parallelism, settings.retries(),
+                    settings.keepGoing(), logDir, outcomes);
+            OutputWriteException notWritten = SessionReport.write(outputs, report, registry, progress);
             if (exitCode == NO_WORKER_EXIT_CODE) {
                 stderr.line("archpool: no worker could start, so no job ran (each is crashed in the report): "
                         + noWorker + ". Fix what the worker's JVM says (ARCHPOOL_WORKER_JAVA_OPTS, the Java runtime,"

@@ -187,18 +187,9 @@ public final class ServeSession {
                 List<JobOutcome> outcomes = service.outcomes();
                 Map<String, Integer> counts = service.outcomeCounts();
                 int exitCode = interrupt.fired() ? InterruptHook.EXIT_CODE : 0;
-                BuildReport.Pool poolFacts = new BuildReport.Pool(pool.mode(), pool.launcher(), pool.size(),
-                        parallelism, settings.retries(), true, logDir.toString(), pool.events(),
-                        pool.deviceIsolation().reportName());
-                BuildReport report = new BuildReport(BuildReport.SCHEMA_VERSION, Version.current(), null,
-                        started.toString(), clock.millis() - started.toEpochMilli(), exitCode, resolution,
-                        target.checked(), poolFacts, counts, outcomes);
-                OutputWriteException notWritten = null;
-                try {
-                    outputs.write(report, registry, progress);
-                } catch (OutputWriteException e) {
-                    notWritten = e;
-                }
+                BuildReport report = SessionReport.of(null, started, clock.millis() - started.toEpochMilli(), exitCode,
+                        target, pool, parallelism, settings.retries(), true, logDir, outcomes);
+                OutputWriteException notWritten = SessionReport.write(outputs, report, registry, progress);
                 service.bye(notWritten == null ? reportFile.toString() : null,
                         notWritten == null ? null : notWritten.getMessage());
                 transport.finish(FAREWELL_GRACE);

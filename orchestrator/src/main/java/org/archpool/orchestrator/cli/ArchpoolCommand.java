@@ -3,7 +3,7 @@ package org.archpool.orchestrator.cli;
 import org.archpool.orchestrator.Version;
 import picocli.CommandLine.Command;
 
-/** The top-level command: {@code archpool build|arch}. */
+/** The top-level command: {@code archpool build|serve|arch|inspect}. */
 @Command(name = "archpool",
         mixinStandardHelpOptions = true,
         versionProvider = ArchpoolCommand.VersionProvider.class,
@@ -31,8 +31,8 @@ public final class ArchpoolCommand implements java.util.concurrent.Callable<Inte
 
     @Override
     public Integer call() {
-        context.err().println("archpool: name a command: 'archpool build MANIFEST', 'archpool arch' or 'archpool inspect FILE'."
-                + " Run 'archpool --help' for more.");
+        context.err().println("archpool: name a command: 'archpool build MANIFEST', 'archpool serve --stdio',"
+                + " 'archpool arch' or 'archpool inspect FILE'. Run 'archpool --help' for more.");
         return ExitCodes.USAGE;
     }
 

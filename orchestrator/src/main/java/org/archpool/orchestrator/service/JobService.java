@@ -130,7 +130,6 @@ public final class JobService {
             shuttingDown = true;
             toCancel = cancelRunning ? new ArrayList<>(running) : List.of();
             toCancel.forEach(b -> b.cancelled = true);
-            inFlight.clear();
             checkDrained();
         }
         shutdownAsked.complete(cancelRunning);

@@ -16,6 +16,7 @@ import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
+import java.util.Locale;
 import org.archpool.protocol.UntrustedText;
 
 /**
@@ -90,7 +91,7 @@ public final class ServiceCodec {
         }
         if (root == null || !root.isObject()) {
             return refused(ErrorCode.BAD_LINE, null, null, "the line is "
-                    + (root == null ? "empty" : "a JSON " + root.getNodeType().name().toLowerCase(java.util.Locale.ROOT))
+                    + (root == null ? "empty" : "a JSON " + root.getNodeType().name().toLowerCase(Locale.ROOT))
                     + ", not an object; send one JSON object per line, such as {\"type\": \"status\"}");
         }
         String clientJobId = root.path("clientJobId").isTextual() ? root.get("clientJobId").textValue() : null;

@@ -5,6 +5,7 @@ import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
@@ -43,7 +44,7 @@ public final class SocketPath {
      */
     public static SocketPath prepare(Path given) throws OutputPathException {
         Path path = given.toAbsolutePath().normalize();
-        if (path.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8).length > MAX_PATH_BYTES) {
+        if (path.toString().getBytes(StandardCharsets.UTF_8).length > MAX_PATH_BYTES) {
             throw new OutputPathException("--socket " + given + " is longer than the " + MAX_PATH_BYTES + " bytes a"
                     + " Unix socket's path may have; give a shorter path, e.g. in $XDG_RUNTIME_DIR or /tmp");
         }

@@ -38,6 +38,7 @@ public final class SocketTransport implements Transport {
 
     @Override
     public void start(JobService service) {
+        // the socket is 0600 from here on (SocketPath.bind), and its folder let no one else in before
         acceptor = new Thread(() -> accept(service), "archpool-serve-accept");
         acceptor.setDaemon(true);
         acceptor.start();
