@@ -23,7 +23,7 @@ from benchlib.options import Options, parse
 from benchlib.processes import stop_all
 from benchlib.report import Baseline, RunInfo, duration, figure_table, to_json, to_markdown
 from benchlib.sections import compile as compile_section
-from benchlib.sections import dispatch, memory, outputs, probes, serve, start
+from benchlib.sections import dispatch, isolation, memory, outputs, probes, serve, start
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -35,6 +35,7 @@ SECTION_RUNNERS: Dict[str, Callable[[Context], SectionResult]] = {
     "probes": probes.run,
     "outputs": outputs.run,
     "serve": serve.run,
+    "isolation": isolation.run,
 }
 
 # Tools each section runs besides archpool (nvcc: archpool's toolchain check asks it about the target).
@@ -46,6 +47,7 @@ SECTION_TOOLS = {
     "probes": ("nvcc",),
     "outputs": (),
     "serve": ("nvcc", "xargs"),
+    "isolation": ("nvcc",),
 }
 
 

@@ -10,7 +10,7 @@ from typing import Optional, Sequence, Tuple
 
 from .errors import UsageError
 
-SECTIONS = ("compile", "dispatch", "start", "memory", "probes", "outputs", "serve")
+SECTIONS = ("compile", "dispatch", "start", "memory", "probes", "outputs", "serve", "isolation")
 
 # Sizes of the full run, and of --smoke (a run of seconds for CI); an option given explicitly wins over both.
 FULL_SIZES = {"runs": 3, "projects": 48, "dispatch_jobs": 5000, "queued_jobs": 10000, "worker_starts": 20,
@@ -27,6 +27,7 @@ SECTION_OPTIONS = {
     "probes": (),
     "outputs": ("output_jobs", "arch", "compare_archpool"),
     "serve": ("runs", "dispatch_jobs", "serve_jobs", "arch"),
+    "isolation": ("runs", "worker_starts", "arch"),
 }
 
 DESCRIPTION = """\
@@ -40,7 +41,8 @@ built the wrong thing, 2 for bad options or a missing tool, 130 when interrupted
 Sections: compile (real CUDA CMake projects), dispatch (trivial jobs per second), start (worker
 launch to hello), memory (coordinator and worker RSS), probes (detection tools run per build),
 outputs (coordinator memory for a large build with every output, in a 200 MiB heap), serve (a
-long-running serve over its client protocol: submit latency, jobs per second, memory).
+long-running serve over its client protocol: submit latency, jobs per second, memory), isolation
+(what --isolate-devices on adds to a worker's start and a step).
 """
 
 
