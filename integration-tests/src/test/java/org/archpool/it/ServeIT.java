@@ -75,7 +75,9 @@ class ServeIT {
 
     @Test
     void aStdioSessionBuildsJobsOnWorkerJvmsAndEndsWithItsReport() throws Exception {
-        Process serve = serve("--stdio", "--arch", "90", "--no-toolchain-check", "-j", "1");
+        Path metrics = dir.resolve("serve.prom");
+        Process serve = serve("--stdio", "--arch", "90", "--no-toolchain-check", "-j", "1", "--metrics",
+                metrics.toString());
         ServeClient client = ServeClient.of(serve);
         JsonNode hello = client.next("hello");
         assertThat(hello.path("service").asInt()).isEqualTo(1);
@@ -100,6 +102,10 @@ class ServeIT {
         assertThat(job.path("outcome").asText()).isEqualTo("succeeded");
         assertThat(job.path("worker").asText()).isEqualTo("w1");
         assertThat(Files.readString(Path.of(job.path("logPath").asText()))).contains("built for 90");
+        await("--metrics rewritten while serve runs").atMost(Duration.ofSeconds(30)).until(() ->
+                Files.exists(metrics) && Files.readString(metrics).lines().anyMatch(line ->
+                        line.startsWith("archpool_jobs_total{") && line.contains("outcome=\"succeeded\"")
+                                && line.endsWith(" 1.0")));
 
         client.send(submit("c2", dir, commandJob("fails", "exit 3")));
         client.next("accepted");

@@ -29,6 +29,7 @@ import org.archpool.orchestrator.report.BuildReport;
 import org.archpool.orchestrator.report.ConsoleOutput;
 import org.archpool.orchestrator.report.ConsoleReporter;
 import org.archpool.orchestrator.report.ConsoleStyle;
+import org.archpool.orchestrator.report.LiveMetrics;
 import org.archpool.orchestrator.report.LogReporter;
 import org.archpool.orchestrator.report.OutputProgress;
 import org.archpool.orchestrator.report.OutputWriteException;
@@ -182,7 +183,9 @@ public final class ServeSession {
                 interrupt.track(progress);
                 metrics.watchPool(scheduler::busy, pool::liveWorkers, scheduler::queued);
                 transport.start(service);
-                service.drained().join();
+                try (LiveMetrics live = LiveMetrics.start(registry, outputs.metrics(), LiveMetrics.SERVE_INTERVAL)) {
+                    service.drained().join();
+                }
                 interrupt.jobsEnded();
                 List<JobOutcome> outcomes = service.outcomes();
                 Map<String, Integer> counts = service.outcomeCounts();
