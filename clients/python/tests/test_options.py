@@ -60,7 +60,7 @@ def test_every_flag_of_serve_is_an_option(archpool_home: Path) -> None:
                            text=True, timeout=60, check=True).stdout
     served = set(re.findall(r"^\s+(?:-\w, )?--([a-z][a-z-]+)", shown, re.MULTILINE))
     # given as Pool's own arguments, chosen by the client (--stdio, --socket) or not an option of a session
-    apart = {"jobs", "platform", "arch", "stdio", "socket", "stop", "help", "version", "keep-going", "quiet",
+    apart = {"jobs", "platform", "arch", "stdio", "socket", "stop", "help", "version", "quiet",
              "verbose"}
     missing = sorted(flag for flag in served - apart if flag.replace("-", "_") not in OPTIONS)
     assert missing == [], f"serve flags with no Pool option: {missing}"

@@ -47,6 +47,10 @@ public final class BuildCommand implements Callable<Integer> {
     @Mixin
     CheckOptions checkOptions = new CheckOptions();
 
+    @Option(names = {"-k", "--keep-going"},
+            description = "Keep starting jobs after one fails (default: stop starting new ones; all are reported).")
+    boolean keepGoing;
+
     @Mixin
     IsolationOptions isolationOptions = new IsolationOptions();
 
@@ -55,7 +59,7 @@ public final class BuildCommand implements Callable<Integer> {
         CliContext context = parent.context();
         SessionSetup setup = new SessionSetup(context, archOptions, poolOptions, launcherOptions, outputOptions,
                 checkOptions, isolationOptions);
-        BuildSession.Settings settings = setup.settings(manifest, poolOptions.keepGoing, report, logDir);
+        BuildSession.Settings settings = setup.settings(manifest, keepGoing, report, logDir);
         return new BuildSession(settings, archOptions.resolver(context), setup.toolchain(), setup.launchers(settings),
                 context.clock(), new PrometheusMeterRegistry(PrometheusConfig.DEFAULT), context.out(), context.err())
                 .run();

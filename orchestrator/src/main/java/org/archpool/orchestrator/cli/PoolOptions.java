@@ -46,10 +46,6 @@ public final class PoolOptions {
                     + " hung, killed and replaced, and its job retried (default: ${DEFAULT-VALUE}).")
     Duration heartbeatTimeout;
 
-    @Option(names = {"-k", "--keep-going"},
-            description = "Keep starting jobs after one fails (default: stop starting new ones; all are reported).")
-    boolean keepGoing;
-
     /** @param byDefault what {@code -j} is when it is not given */
     int jobs(int byDefault) throws UsageException {
         int n = jobs == null ? byDefault : jobs;

@@ -53,6 +53,10 @@ public final class ServeCommand implements Callable<Integer> {
     @Mixin
     CheckOptions checkOptions = new CheckOptions();
 
+    /** Not an option of serve (it always keeps going), kept out of its help: there only to say so. */
+    @Option(names = {"-k", "--keep-going"}, hidden = true)
+    boolean keepGoing;
+
     @Mixin
     IsolationOptions isolationOptions = new IsolationOptions();
 
@@ -77,7 +81,7 @@ public final class ServeCommand implements Callable<Integer> {
             }
             return stop(context);
         }
-        if (poolOptions.keepGoing) {
+        if (keepGoing) {
             throw new UsageException("-k/--keep-going does not apply to serve, which always keeps going; leave it out");
         }
         SessionSetup setup = new SessionSetup(context, archOptions, poolOptions, launcherOptions, outputOptions,
