@@ -49,4 +49,20 @@ public final class ChildEnvironment {
         changes.putAll(env);
         return changes;
     }
+
+    /**
+     * The whole environment that a process started with {@link #replacing}{@code (env)} gets: this process's, changed
+     * as that method says. For a launcher that gives a process exactly the variables it is handed.
+     */
+    public static Map<String, String> whole(Map<String, String> env) {
+        Map<String, String> whole = new HashMap<>(System.getenv());
+        replacing(env).forEach((name, value) -> {
+            if (value == null) {
+                whole.remove(name);
+            } else {
+                whole.put(name, value);
+            }
+        });
+        return whole;
+    }
 }

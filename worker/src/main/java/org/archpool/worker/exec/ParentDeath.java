@@ -6,8 +6,9 @@ import java.util.List;
 /**
  * The parent-death signal a step is started with: {@code setpriv --pdeathsig KILL}, so that a worker killed by
  * SIGKILL takes its steps with it. Linux sends it when the <em>thread</em> that started the child ends, not
- * the process: {@link StepRunner#run} starts a step on the calling thread and returns only once the step has
- * ended, so that thread outlives every step it started.
+ * the process: {@link StepRunner#run} starts a spawned step on the calling thread and returns only once the step has
+ * ended, so that thread outlives every step it started; {@link StepHosts} starts every host from one thread that
+ * lives as long as its launcher.
  */
 final class ParentDeath {
 

@@ -72,7 +72,25 @@ public record PidNamespaceContainment(Optional<Path> setsid, Path setpriv, Path 
 
     @Override
     public List<String> wrap(List<String> argv) {
-        List<String> wrapped = new ArrayList<>(argv.size() + 20);
+        List<String> wrapped = namespace(REAPER, argv.size() + 20);
+        wrapped.add("archpool-step");
+        wrapped.addAll(argv);
+        return wrapped;
+    }
+
+    /**
+     * The command line of a {@link StepHost} in {@code folder}: the same namespace, whose first process is the host's
+     * loop ({@link StepScript#HOST}) in place of the reaper.
+     */
+    List<String> hostCommand(Path folder, Path mkfifo) {
+        List<String> command = namespace(StepScript.HOST, 24);
+        command.addAll(List.of("archpool-step-host", folder.toString(), mkfifo.toString()));
+        return command;
+    }
+
+    /** Everything up to the first process's script, {@code script} run as that process (after the masks). */
+    private List<String> namespace(String script, int size) {
+        List<String> wrapped = new ArrayList<>(size);
         setsid.ifPresent(s -> {
             wrapped.add(s.toString());
             wrapped.add("-w");
@@ -84,20 +102,20 @@ public record PidNamespaceContainment(Optional<Path> setsid, Path setpriv, Path 
             wrapped.add(mask.isPresent() ? "--map-root-user" : "--map-current-user");
         }
         wrapped.addAll(List.of("--pid", "--fork", "--kill-child", "--mount-proc", "--propagation", "slave", "--"));
-        wrapped.addAll(List.of(shell.toString(), "-c", firstScript(), "archpool-step"));
-        wrapped.addAll(argv);
+        wrapped.addAll(List.of(shell.toString(), "-c", firstScript(script)));
         return wrapped;
     }
 
-    /** What the namespace's first process runs: the reaper, after the masks when there are any. */
-    private String firstScript() {
+    /** What the namespace's first process runs: {@code script}, after the masks when there are any. */
+    private String firstScript(String script) {
         if (mask.isEmpty()) {
-            return REAPER;
+            return script;
         }
         String masks = mask.get().commands();
         return userNamespace
-                ? masks + "exec " + DeviceNamespace.remap(unshare, ids) + " " + shell + " -c '" + REAPER + "' \"$0\" \"$@\""
-                : masks + REAPER;
+                ? masks + "exec " + DeviceNamespace.remap(unshare, ids) + " " + shell + " -c "
+                        + StepScript.quote(script) + " \"$0\" \"$@\""
+                : masks + script;
     }
 
     /** Below {@code unshare} (the started process) is the namespace's first process, the shell; below it the step. */

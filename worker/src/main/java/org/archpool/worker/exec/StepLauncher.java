@@ -1,12 +1,16 @@
 package org.archpool.worker.exec;
 
 import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.archpool.protocol.Step;
 
 /**
  * Starts every step contained, so that no process outlives it: in a PID namespace of its own where the
@@ -14,17 +18,27 @@ import java.util.concurrent.TimeUnit;
  * ({@link SessionContainment}). Which one is decided once, by starting {@code exit 0} through the namespace
  * strategy (a few milliseconds), on a thread of its own as soon as the launcher is made (so that neither the
  * worker's start nor a job's time limit waits for it), and kept in this object: one launcher per worker (or
- * per coordinator in thread mode), shared by its threads.
+ * per coordinator in thread mode), shared by its threads. Under the namespace strategy, steps run on
+ * {@link StepHost}s, which keep its promise at a fraction of its cost; elsewhere, and where hosts cannot start, each
+ * step is spawned contained ({@link SpawnedStep}).
  */
-public final class StepLauncher {
+public final class StepLauncher implements AutoCloseable {
 
     /** How long the one trial start may take before namespaces count as denied. */
     static final long TRIAL_SECONDS = 10;
 
     private final CompletableFuture<Containment> chosen;
+    private final boolean hosting;
+    private final UtilLinux tools;
+    private final AtomicLong started = new AtomicLong();
+    private final AtomicLong hosted = new AtomicLong();
+    private StepHosts hosts;
+    private boolean closed;
 
-    private StepLauncher(CompletableFuture<Containment> chosen) {
+    private StepLauncher(CompletableFuture<Containment> chosen, boolean hosting, UtilLinux tools) {
         this.chosen = chosen;
+        this.hosting = hosting;
+        this.tools = tools;
     }
 
     /** Starts deciding, from the system's util-linux programs, as described above. */
@@ -49,12 +63,81 @@ public final class StepLauncher {
         }, "archpool-step-containment");
         t.setDaemon(true);
         t.start();
-        return new StepLauncher(chosen);
+        return new StepLauncher(chosen, true, tools);
     }
 
-    /** Always {@code containment} (tests; a forced fallback). */
+    /** Always {@code containment}, each step spawned on its own, never hosted (tests; a forced fallback). */
     public static StepLauncher using(Containment containment) {
-        return new StepLauncher(CompletableFuture.completedFuture(containment));
+        return new StepLauncher(CompletableFuture.completedFuture(containment), false, UtilLinux.system());
+    }
+
+    /** Always {@code namespace}, each step on a {@link StepHost} in it where hosts start (tests). */
+    static StepLauncher hosting(PidNamespaceContainment namespace) {
+        return new StepLauncher(CompletableFuture.completedFuture(namespace), true, UtilLinux.system());
+    }
+
+    /**
+     * Starts {@code step}, its output into {@code log}: on a {@link StepHost} where the strategy is a PID namespace
+     * and hosts start, else spawned on the calling thread, contained ({@link SpawnedStep}: the calling thread must then
+     * live as long as the step).
+     *
+     * @throws IOException when the step's processes cannot be started (a missing folder, a program that cannot run)
+     */
+    StartedStep start(Step step, OutputStream log) throws IOException {
+        Containment containment = containment();
+        started.incrementAndGet();
+        Optional<StepHosts> hosts = hosts(containment);
+        if (hosts.isPresent() && Files.isDirectory(Path.of(step.cwd()))) {
+            Optional<StepHost> host = hosts.get().acquire();
+            if (host.isPresent()) {
+                try {
+                    HostedStep hostedStep = host.get().run(step.argv(), step.cwd(), ChildEnvironment.whole(step.env()),
+                            System.getenv("PATH"), log);
+                    hosted.incrementAndGet();
+                    return hostedStep;
+                } catch (IOException e) {
+                    hosts.get().failed(host.get(), e);
+                }
+            }
+        }
+        return SpawnedStep.start(containment, step, log);
+    }
+
+    /** How many steps this launcher started, and how many of them on a host: {@code {started, hosted}}. */
+    public long[] startedAndHosted() {
+        return new long[] {started.get(), hosted.get()};
+    }
+
+    /** Whether steps run on hosts, as far as is known: until a host fails to start, where the strategy allows. */
+    public boolean hostsSteps() {
+        Optional<StepHosts> hosts = hosts(containment());
+        return hosts.isPresent() && hosts.get().unavailable().isEmpty();
+    }
+
+    /** Why steps are spawned on their own although the strategy is a PID namespace, once a host failed. */
+    public Optional<String> hostsUnavailable() {
+        return hosts(containment()).flatMap(StepHosts::unavailable);
+    }
+
+    private synchronized Optional<StepHosts> hosts(Containment containment) {
+        if (hosts == null && !closed && hosting && containment instanceof PidNamespaceContainment ns
+                && tools.mkfifo().isPresent() && tools.env().isPresent()) {
+            hosts = new StepHosts(ns, tools.mkfifo().get(), tools.env().get());
+        }
+        return Optional.ofNullable(hosts);
+    }
+
+    /** Ends every step host, and the steps still running on them. */
+    @Override
+    public void close() {
+        StepHosts h;
+        synchronized (this) {
+            closed = true;
+            h = hosts;
+        }
+        if (h != null) {
+            h.close();
+        }
     }
 
     /** The strategy in force; waits for the decision the first time if it is still being made. Thread-safe. */

@@ -1,28 +1,21 @@
 package org.archpool.worker.exec;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.OutputStream;
-import java.nio.file.Path;
 import java.time.Clock;
-import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.archpool.protocol.Step;
-import org.zeroturnaround.exec.ProcessExecutor;
-import org.zeroturnaround.exec.ProcessResult;
-import org.zeroturnaround.exec.StartedProcess;
 
 /**
  * Runs one {@link Step}: no shell of its own, stdin closed, stdout and stderr into the job's log (never the
  * worker's stdout), contained by the {@link StepLauncher} so that no process it starts outlives it, the job's
  * deadline and cancellation applied to all of them.
  *
- * <p>{@link #run} starts the step on the calling thread and returns only once the step has ended (or has been
- * killed): the step's parent-death signal is tied to that thread, which therefore lives as long as the step.
+ * <p>{@link #run} returns only once the step has ended (or has been killed). A step spawned on its own is started on
+ * the calling thread, whose life its parent-death signal is tied to and which therefore lives as long as the step; a
+ * hosted one runs on a {@link StepHost} that a long-lived thread of the launcher's started.
  */
 public final class StepRunner {
 
@@ -73,50 +66,27 @@ public final class StepRunner {
                     "could not start " + program + ": " + (program.contains("/") ? "no executable file there"
                             : "not found on the worker's PATH") + " (is it installed?)");
         }
-        Containment containment = launcher.containment();
-        StartedProcess started;
+        StartedStep started;
         try {
-            started = new ProcessExecutor()
-                    .command(containment.wrap(step.argv()))
-                    .directory(Path.of(step.cwd()).toFile())
-                    .environment(ChildEnvironment.replacing(step.env()))
-                    .redirectInput(InputStream.nullInputStream())
-                    .redirectOutput(log)
-                    .redirectErrorStream(true)
-                    .exitValueAny()
-                    .stopper(process -> containment.killAll(process.toHandle()))
-                    .closeTimeout(OUTPUT_DRAIN_SECONDS, TimeUnit.SECONDS)
-                    .start();
+            started = launcher.start(step, log);
         } catch (IOException e) {
             return new StepResult(StepResult.Ending.NOT_STARTED, null, clock.millis() - start,
                     "could not start " + step.argv().get(0) + ": " + rootMessage(e)
                             + " (is it installed and on the worker's PATH?)");
         }
-        Process process = started.getProcess();
-        ProcessHandle handle = process.toHandle();
         AtomicBoolean killedByCancel = new AtomicBoolean();
         Runnable unregister = token.onCancel(() -> {
             killedByCancel.set(true);
-            containment.killAll(handle);
+            started.killAll();
         });
         try {
-            Future<ProcessResult> future = started.getFuture();
             List<String> killedAtTimeLimit = null;
-            Duration left = deadline.remaining();
-            boolean exited = true;
-            if (left == null) {
-                process.waitFor();
-            } else {
-                exited = process.waitFor(left.toMillis(), TimeUnit.MILLISECONDS);
+            boolean exited = started.awaitExit(deadline.remaining());
+            if (!exited) {
+                killedAtTimeLimit = ProcessTreeKiller.describe(started.stepProcesses(), DESCRIBED_COMMAND_CHARS);
+                started.killAll();
             }
-            if (exited) {
-                containment.endLeftovers(handle);
-            } else {
-                killedAtTimeLimit = ProcessTreeKiller.describe(containment.stepProcesses(handle),
-                        DESCRIBED_COMMAND_CHARS);
-                containment.killAll(handle);
-            }
-            ProcessResult result = future.get();
+            int status = started.finish(exited);
             long ms = clock.millis() - start;
             if (killedAtTimeLimit != null) {
                 return new StepResult(StepResult.Ending.TIMED_OUT, null, ms, "time limit reached; process tree killed",
@@ -125,16 +95,17 @@ public final class StepRunner {
             if (killedByCancel.get()) {
                 return new StepResult(StepResult.Ending.CANCELLED, null, ms, "cancelled; process tree killed");
             }
-            return new StepResult(StepResult.Ending.EXITED, result.getExitValue(), ms, null);
+            return new StepResult(StepResult.Ending.EXITED, status, ms, null);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            containment.killAll(handle);
+            started.killAll();
+            started.abandon();
             return new StepResult(StepResult.Ending.CANCELLED, null, clock.millis() - start,
                     "interrupted; process tree killed");
         } catch (ExecutionException e) {
-            containment.killAll(handle);
+            started.killAll();
             return new StepResult(StepResult.Ending.NOT_STARTED, null, clock.millis() - start,
-                    "lost track of " + step.argv().get(0) + ": " + e.getCause());
+                    "lost track of " + step.argv().get(0) + ": " + rootMessage(e));
         } finally {
             unregister.run();
         }

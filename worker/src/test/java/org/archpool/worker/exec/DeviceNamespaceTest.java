@@ -126,7 +126,7 @@ class DeviceNamespaceTest {
     @Test
     void onAnotherMachineWithoutNamespacesAutoSaysSoAndOnRefuses() throws Exception {
         UtilLinux denied = new UtilLinux(tools.setsid(), tools.setpriv(), Optional.of(Path.of("/bin/false")),
-                tools.mount(), tools.shell());
+                tools.mount(), tools.shell(), tools.mkfifo(), tools.env());
         assertThat(run(new RemoteIsolation(denied, ROOT, mask, false).wrap(List.of("sh", "-c", probe()))))
                 .startsWith("archpool: note: GPU devices are hidden by the visibility variables alone on ")
                 .endsWith("\n4 4 4 1 0");

@@ -38,10 +38,11 @@ class StepLauncherTest {
 
     @Test
     void whereNamespacesAreDeniedTheSessionFallbackIsChosen() {
-        UtilLinux noUnshare = new UtilLinux(tools.setsid(), tools.setpriv(), Optional.empty(), tools.mount(), tools.shell());
+        UtilLinux noUnshare = new UtilLinux(tools.setsid(), tools.setpriv(), Optional.empty(), tools.mount(), tools.shell(),
+                tools.mkfifo(), tools.env());
         assertThat(StepLauncher.detect(noUnshare, ROOT, Optional.empty())).isInstanceOf(SessionContainment.class);
         UtilLinux deniedUnshare = new UtilLinux(tools.setsid(), tools.setpriv(), Optional.of(Path.of("/bin/false")),
-                tools.mount(), tools.shell());
+                tools.mount(), tools.shell(), tools.mkfifo(), tools.env());
         assertThat(StepLauncher.detect(deniedUnshare, ROOT, Optional.empty())).isInstanceOf(SessionContainment.class);
     }
 

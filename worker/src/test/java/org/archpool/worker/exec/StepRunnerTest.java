@@ -25,8 +25,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Every case runs with both strategies: the PID namespace (what the system gives here; as root, as CI runs,
- * a namespace) and the session fallback forced.
+ * Every case runs three ways: on a step host in a PID namespace (what the system gives here, as root or in a user
+ * namespace), spawned in a PID namespace of its own (the way where hosts cannot start), and with the session
+ * fallback forced.
  */
 @Tag("process")
 class StepRunnerTest {
@@ -34,17 +35,50 @@ class StepRunnerTest {
     private final Clock clock = Clock.systemUTC();
     private final String marker = MarkedProcesses.newMarker();
 
-    static Stream<Containment> strategies() {
-        return Stream.of(StepLauncher.system().containment(), SessionContainment.of(UtilLinux.system()));
+    /** How a step is started. */
+    enum Way {
+        HOSTED, NAMESPACE_PER_STEP, SESSION;
+
+        boolean namespace() {
+            return this != SESSION;
+        }
+
+        StepLauncher launcher() {
+            Containment system = StepLauncher.system().containment();
+            assertThat(system).as("this machine allows PID namespaces").isInstanceOf(PidNamespaceContainment.class);
+            return switch (this) {
+                case HOSTED -> StepLauncher.hosting((PidNamespaceContainment) system);
+                case NAMESPACE_PER_STEP -> StepLauncher.using(system);
+                case SESSION -> StepLauncher.using(SessionContainment.of(UtilLinux.system()));
+            };
+        }
     }
+
+    static Stream<Way> strategies() {
+        return Stream.of(Way.values());
+    }
+
+    private final List<StepLauncher> launchers = new ArrayList<>();
+    private final List<StepLauncher> hosting = new ArrayList<>();
 
     @AfterEach
     void killLeftovers() {
+        for (StepLauncher h : hosting) {
+            long[] counts = h.startedAndHosted();
+            assertThat(counts[1]).as("steps that ran on a host, of " + counts[0] + " (" + h.hostsUnavailable() + ")")
+                    .isEqualTo(counts[0]);
+        }
+        launchers.forEach(StepLauncher::close);
         MarkedProcesses.killAll(marker);
     }
 
-    private static StepRunner runner(Containment c) {
-        return new StepRunner(Clock.systemUTC(), StepLauncher.using(c));
+    private StepRunner runner(Way way) {
+        StepLauncher launcher = way.launcher();
+        launchers.add(launcher);
+        if (way == Way.HOSTED) {
+            hosting.add(launcher);
+        }
+        return new StepRunner(Clock.systemUTC(), launcher);
     }
 
     private static Step sh(Path cwd, String script) {
@@ -61,7 +95,7 @@ class StepRunnerTest {
 
     @ParameterizedTest
     @MethodSource("strategies")
-    void capturesOutputAndExitStatusWithoutAShellOfItsOwn(Containment c, @TempDir Path dir) {
+    void capturesOutputAndExitStatusWithoutAShellOfItsOwn(Way c, @TempDir Path dir) {
         ByteArrayOutputStream log = new ByteArrayOutputStream();
         StepResult r = runner(c).run(sh(dir, "echo $GREETING; echo oops >&2; read x || echo no-stdin; exit 3"), log,
                 Deadline.after(clock, 0), new CancellationToken());
@@ -72,7 +106,7 @@ class StepRunnerTest {
 
     @ParameterizedTest
     @MethodSource("strategies")
-    void aSignalIsReportedAsTodayWithNoWordFromTheWrapper(Containment c, @TempDir Path dir) {
+    void aSignalIsReportedAsTodayWithNoWordFromTheWrapper(Way c, @TempDir Path dir) {
         ByteArrayOutputStream log = new ByteArrayOutputStream();
         StepResult r = runner(c).run(sh(dir, "kill -SEGV $$"), log, Deadline.after(clock, 0), new CancellationToken());
         assertThat(r.exitCode()).isEqualTo(139);
@@ -82,7 +116,7 @@ class StepRunnerTest {
 
     @ParameterizedTest
     @MethodSource("strategies")
-    void aProgramNamedLikeAShellBuiltinIsTheProgram(Containment c, @TempDir Path dir) {
+    void aProgramNamedLikeAShellBuiltinIsTheProgram(Way c, @TempDir Path dir) {
         ByteArrayOutputStream log = new ByteArrayOutputStream();
         StepResult r = runner(c).run(new Step(Phase.COMMAND, List.of("echo", "-e", "a\\tb"), dir.toString(), Map.of()),
                 log, Deadline.after(clock, 0), new CancellationToken());
@@ -92,7 +126,7 @@ class StepRunnerTest {
 
     @ParameterizedTest
     @MethodSource("strategies")
-    void whatAStepLeftRunningDiesWithIt(Containment c, @TempDir Path dir) throws Exception {
+    void whatAStepLeftRunningDiesWithIt(Way c, @TempDir Path dir) throws Exception {
         Path sleep = sleeper(dir);
         long start = System.nanoTime();
         StepResult r = runner(c).run(sh(dir, sleep + " 1101 & exit 0"), new ByteArrayOutputStream(),
@@ -104,7 +138,7 @@ class StepRunnerTest {
 
     @ParameterizedTest
     @MethodSource("strategies")
-    void anOrphanThatLeftThroughInitDiesWithTheStep(Containment c, @TempDir Path dir) throws Exception {
+    void anOrphanThatLeftThroughInitDiesWithTheStep(Way c, @TempDir Path dir) throws Exception {
         Path sleep = sleeper(dir);
         StepResult r = runner(c).run(sh(dir, "(" + sleep + " 1101 &); exit 0"), new ByteArrayOutputStream(),
                 Deadline.after(clock, 0), new CancellationToken());
@@ -114,7 +148,7 @@ class StepRunnerTest {
 
     @ParameterizedTest
     @MethodSource("strategies")
-    void aDaemonOfItsOwnSessionDiesOnlyInANamespace(Containment c, @TempDir Path dir) throws Exception {
+    void aDaemonOfItsOwnSessionDiesOnlyInANamespace(Way c, @TempDir Path dir) throws Exception {
         Path sleep = sleeper(dir);
         StepResult r = assertTimeoutPreemptively(Duration.ofSeconds(30), () -> runner(c).run(
                 sh(dir, "setsid sh -c '" + sleep + " 300 & touch ready; wait' & "
@@ -122,7 +156,7 @@ class StepRunnerTest {
                 new ByteArrayOutputStream(), Deadline.after(clock, 0), new CancellationToken()));
         assertThat(r.ending()).isEqualTo(StepResult.Ending.EXITED);
         assertThat(r.exitCode()).isZero();
-        if (c instanceof PidNamespaceContainment) {
+        if (c.namespace()) {
             assertThat(MarkedProcesses.alive(marker)).isEmpty();
         } else {
             assertThat(MarkedProcesses.alive(marker)).as("what escapes the session fallback").isNotEmpty();
@@ -131,7 +165,7 @@ class StepRunnerTest {
 
     @ParameterizedTest
     @MethodSource("strategies")
-    void aMissingProgramDoesNotStart(Containment c, @TempDir Path dir) {
+    void aMissingProgramDoesNotStart(Way c, @TempDir Path dir) {
         StepResult r = runner(c).run(new Step(Phase.COMMAND, List.of("no-such-compiler-xyz"), dir.toString(), Map.of()),
                 new ByteArrayOutputStream(), Deadline.after(clock, 0), new CancellationToken());
         assertThat(r.ending()).isEqualTo(StepResult.Ending.NOT_STARTED);
@@ -140,7 +174,7 @@ class StepRunnerTest {
 
     @ParameterizedTest
     @MethodSource("strategies")
-    void theTimeLimitKillsTheWholeTreeAndNamesOnlyTheStepsProcesses(Containment c, @TempDir Path dir) throws Exception {
+    void theTimeLimitKillsTheWholeTreeAndNamesOnlyTheStepsProcesses(Way c, @TempDir Path dir) throws Exception {
         Path sleep = sleeper(dir);
         long start = System.nanoTime();
         StepResult r = assertTimeoutPreemptively(Duration.ofSeconds(20), () -> runner(c).run(
@@ -156,7 +190,7 @@ class StepRunnerTest {
 
     @ParameterizedTest
     @MethodSource("strategies")
-    void anOrphanedGrandchildIsKilledAtTheTimeLimit(Containment c, @TempDir Path dir) throws Exception {
+    void anOrphanedGrandchildIsKilledAtTheTimeLimit(Way c, @TempDir Path dir) throws Exception {
         Path sleep = sleeper(dir);
         // The subshell exits at once: its sleep is handed to init and is no descendant of the step any more.
         StepResult r = assertTimeoutPreemptively(Duration.ofSeconds(20), () -> runner(c).run(
@@ -168,7 +202,7 @@ class StepRunnerTest {
 
     @ParameterizedTest
     @MethodSource("strategies")
-    void cancellingKillsTheTreeAndSaysCancelled(Containment c, @TempDir Path dir) throws Exception {
+    void cancellingKillsTheTreeAndSaysCancelled(Way c, @TempDir Path dir) throws Exception {
         Path sleep = sleeper(dir);
         CancellationToken token = new CancellationToken();
         CompletableFuture<StepResult> result = CompletableFuture.supplyAsync(() -> runner(c).run(
@@ -182,18 +216,25 @@ class StepRunnerTest {
 
     @ParameterizedTest
     @MethodSource("strategies")
-    void theStepsParentDyingBySigkillTakesTheStepWithIt(Containment c, @TempDir Path dir) throws Exception {
+    void theStepsParentDyingBySigkillTakesTheStepWithIt(Way c, @TempDir Path dir) throws Exception {
         Path sleep = sleeper(dir);
         // a shell stands in for the worker: it starts the contained step, which leaves a grandchild, and is
         // killed; the script is a file, so that only the two sleeps carry the marker
         Path script = Files.writeString(dir.resolve("step.sh"), sleep + " 300 & " + sleep + " 301; wait\n");
-        List<String> parentArgv = new ArrayList<>(List.of("sh", "-c", "\"$@\" & wait", "parent"));
-        parentArgv.addAll(c.wrap(List.of("sh", script.toString())));
+        List<String> parentArgv = new ArrayList<>();
+        if (c == Way.HOSTED) {
+            // a JVM runs the step on a host: its death must end the host, the namespace and the step
+            parentArgv.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp",
+                    System.getProperty("java.class.path"), OneHostedStep.class.getName(), "sh", script.toString()));
+        } else {
+            parentArgv.addAll(List.of("sh", "-c", "\"$@\" & wait", "parent"));
+            parentArgv.addAll(c.launcher().containment().wrap(List.of("sh", script.toString())));
+        }
         Process parent = new ProcessBuilder(parentArgv).redirectOutput(ProcessBuilder.Redirect.DISCARD)
                 .redirectErrorStream(true).start();
         await().atMost(Duration.ofSeconds(10)).until(() -> MarkedProcesses.alive(marker).size() == 2);
         parent.destroyForcibly();
-        if (c instanceof PidNamespaceContainment) {
+        if (c.namespace()) {
             awaitNoneLeft();
         } else {
             // only the step's main process had the parent-death signal: both sleeps are what escapes here
