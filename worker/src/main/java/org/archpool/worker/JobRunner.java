@@ -147,7 +147,6 @@ public final class JobRunner implements RequestRunner {
                     LogTail.read(logPath, TAIL_LINES, TAIL_BYTES), "cannot write the job log " + logPath + ": "
                             + reason(logFailure.get()) + (last == null ? "" : "; the job's processes were killed"));
         }
-        String tail = LogTail.read(logPath, TAIL_LINES, TAIL_BYTES);
         if (last == null || last.succeeded()) {
             activity.phase(Phase.INSPECT);
             long inspectStart = clock.millis();
@@ -156,7 +155,8 @@ public final class JobRunner implements RequestRunner {
                 found = artifacts.scan(request.job(), started, activity::beat);
             } catch (UnreadableArtifactException e) {
                 timings.add(new PhaseTiming(Phase.INSPECT, clock.millis() - inspectStart, null));
-                return result(request, Outcome.FAILED, null, timings, List.of(), tail, e.getMessage());
+                return result(request, Outcome.FAILED, null, timings, List.of(),
+                        LogTail.read(logPath, TAIL_LINES, TAIL_BYTES), e.getMessage());
             }
             timings.add(new PhaseTiming(Phase.INSPECT, clock.millis() - inspectStart, null));
             return result(request, Outcome.SUCCEEDED, 0, timings, found, null, null);
@@ -168,7 +168,7 @@ public final class JobRunner implements RequestRunner {
             case EXITED, NOT_STARTED -> Outcome.FAILED;
         };
         return new BuildResult(request.requestId(), outcome, last.exitCode(), last.signal().orElse(null), timings,
-                List.of(), request.logPath(), tail, describe(failedStep, last, request.timeoutMs()));
+                List.of(), request.logPath(), LogTail.read(logPath, TAIL_LINES, TAIL_BYTES), describe(failedStep, last, request.timeoutMs()));
     }
 
     /** The folder a relative {@code TMPDIR} of the job is taken from: its first step's. */
