@@ -206,15 +206,30 @@ final class StepHost implements AutoCloseable {
             throw e;
         }
         HostedStep step = new HostedStep(this, keeper);
-        current = step;
+        current = step; // before the host can answer
         copies.add(new OutputCopy(in, log, step.copied()));
         try {
             commands.write("run\n");
             commands.flush();
         } catch (IOException e) {
-            step.lost("its step host does not take steps any more: " + e.getMessage());
+            current = null;
+            keeper.close(); // the copy queued reads an end of file
+            discard();
+            throw new Gone(e);
         }
         return step;
+    }
+
+    /** The host had died before it was given the step (it died idle), which therefore did not start. */
+    static final class Gone extends IOException {
+        Gone(IOException cause) {
+            super("the step host had ended", cause);
+        }
+    }
+
+    /** Whether the host can take a step: it has neither broken nor been closed. */
+    boolean usable() {
+        return !broken;
     }
 
     /** The step's processes: every process of the namespace but its first. */

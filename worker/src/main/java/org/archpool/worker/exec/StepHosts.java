@@ -45,9 +45,12 @@ final class StepHosts implements AutoCloseable {
             if (unavailable != null || closed) {
                 return Optional.empty();
             }
-            StepHost host = idle.pollFirst();
-            if (host != null) {
-                return Optional.of(host);
+            all.removeIf(h -> !h.usable());
+            StepHost host;
+            while ((host = idle.pollFirst()) != null) {
+                if (host.usable()) {
+                    return Optional.of(host); // else it died while idle: its status thread closed it
+                }
             }
         }
         try {

@@ -88,15 +88,21 @@ public final class StepLauncher implements AutoCloseable {
         started.incrementAndGet();
         Optional<StepHosts> hosts = hosts(containment);
         if (hosts.isPresent() && Files.isDirectory(Path.of(step.cwd()))) {
-            Optional<StepHost> host = hosts.get().acquire();
-            if (host.isPresent()) {
+            for (int attempt = 0; attempt < 2; attempt++) { // a host that died idle is replaced once
+                Optional<StepHost> host = hosts.get().acquire();
+                if (host.isEmpty()) {
+                    break;
+                }
                 try {
                     HostedStep hostedStep = host.get().run(step.argv(), step.cwd(), ChildEnvironment.whole(step.env()),
                             System.getenv("PATH"), log);
                     hosted.incrementAndGet();
                     return hostedStep;
+                } catch (StepHost.Gone gone) {
+                    continue;
                 } catch (IOException e) {
                     hosts.get().failed(host.get(), e);
+                    break;
                 }
             }
         }

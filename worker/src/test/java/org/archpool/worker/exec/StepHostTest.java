@@ -97,6 +97,27 @@ class StepHostTest {
     }
 
     @Test
+    void aHostThatDiedWhileIdleIsNotGivenTheNextStep(@TempDir Path dir) throws Exception {
+        ByteArrayOutputStream first = new ByteArrayOutputStream();
+        assertThat(run(sh(dir, "echo $PPID > /dev/null; ps -o pid= -p 1 >/dev/null 2>&1; exit 0", Map.of()), first)
+                .exitCode()).isZero();
+        List<ProcessHandle> hosts = ProcessHandle.current().descendants()
+                .filter(p -> p.info().commandLine().orElse("").contains("archpool-step-host")
+                        && p.info().command().orElse("").endsWith("sh"))
+                .toList();
+        assertThat(hosts).isNotEmpty();
+        hosts.forEach(ProcessHandle::destroyForcibly);
+        for (ProcessHandle h : hosts) {
+            h.onExit().get(10, TimeUnit.SECONDS);
+        }
+        ByteArrayOutputStream log = new ByteArrayOutputStream();
+        StepResult r = run(sh(dir, "echo fine", Map.of()), log);
+        assertThat(r.ending()).as(r.message()).isEqualTo(StepResult.Ending.EXITED);
+        assertThat(log.toString()).isEqualTo("fine\n");
+        assertThat(launcher.startedAndHosted()).as("both hosted, the second on a new host").containsExactly(2, 2);
+    }
+
+    @Test
     void aKillAskedForBeforeTheHostForkedTheStepIsCarriedOutWhenItHas(@TempDir Path dir) throws Exception {
         Path sleep = MarkedProcesses.markedSleep(dir, marker);
         for (int i = 0; i < 5; i++) {
