@@ -9,6 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
@@ -133,7 +134,7 @@ public final class JobService {
             checkDrained();
         }
         shutdownAsked.complete(cancelRunning);
-        toCancel.forEach(b -> scheduler.cancel(b.job.id(), reason));
+        scheduler.cancel(toCancel.stream().map(b -> b.job.id()).toList(), reason);
     }
 
     /** Every build that has ended, in the order they ended, each named by the client that first submitted it. */
@@ -204,18 +205,19 @@ public final class JobService {
     }
 
     /**
-     * Takes {@code submission} off its build; the build is cancelled for {@code reason} when no submit waits for
-     * it any more. Called holding the lock; the cancel itself is returned to run after the lock is released.
+     * Takes {@code submission} off its build; the build is to be cancelled when no submit waits for it any more.
+     * Called holding the lock; the caller cancels the returned job id after the lock is released (a connection
+     * that goes away cancels all of its builds in one call).
      */
-    private Runnable leave(Submission submission, String reason) {
+    private Optional<String> leave(Submission submission) {
         Build build = submission.build();
         build.waiting.remove(submission);
         if (!build.waiting.isEmpty() || build.cancelled || build.ended) {
-            return () -> { };
+            return Optional.empty();
         }
         build.cancelled = true;
         inFlight.remove(build.key, build);
-        return () -> scheduler.cancel(build.job.id(), reason);
+        return Optional.of(build.job.id());
     }
 
     /** One client's connection: its submits that wait for a result, by {@code clientJobId}. */
@@ -260,7 +262,7 @@ public final class JobService {
          * and each build no other submit waits for is cancelled. Idempotent.
          */
         public void gone(String why) {
-            List<Runnable> cancels = new ArrayList<>();
+            List<String> cancels = new ArrayList<>();
             synchronized (JobService.this) {
                 if (gone) {
                     return;
@@ -268,13 +270,13 @@ public final class JobService {
                 gone = true;
                 clients.remove(this);
                 for (Submission s : waiting.values()) {
-                    cancels.add(leave(s, "its client disconnected"));
+                    leave(s).ifPresent(cancels::add);
                 }
                 LOG.info("{} disconnected ({}); {} of its jobs had no result yet", name, why, waiting.size());
                 waiting.clear();
             }
             outbox.close();
-            cancels.forEach(Runnable::run);
+            scheduler.cancel(cancels, "its client disconnected");
         }
 
         private void submit(ClientMessage.Submit submit) {
@@ -330,7 +332,7 @@ public final class JobService {
         }
 
         private void cancel(String clientJobId) {
-            Runnable cancel;
+            Optional<String> cancel;
             synchronized (JobService.this) {
                 Submission s = waiting.get(clientJobId);
                 if (s == null) {
@@ -342,7 +344,7 @@ public final class JobService {
                 Build build = s.build();
                 if (build.waiting.size() > 1) {
                     // others wait for the build: this submit alone ends, now
-                    cancel = leave(s, "cancelled by its client");
+                    cancel = leave(s);
                     waiting.remove(clientJobId);
                     long now = clock.millis();
                     JobOutcome own = JobOutcome.cancelled(build.job, Attempts.none(now - origin),
@@ -353,11 +355,10 @@ public final class JobService {
                     // the result comes when the build ends, cancelled
                     build.cancelled = true;
                     inFlight.remove(build.key, build);
-                    String id = build.job.id();
-                    cancel = () -> scheduler.cancel(id, "cancelled by its client");
+                    cancel = Optional.of(build.job.id());
                 }
             }
-            cancel.run();
+            cancel.ifPresent(id -> scheduler.cancel(id, "cancelled by its client"));
         }
 
         /** Called holding the service's lock. */
