@@ -4,7 +4,9 @@ import static org.archpool.protocol.UntrustedText.quote;
 
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -51,7 +53,8 @@ public final class JobService {
 
     // guarded by this
     private final Map<JobSpec, Build> inFlight = new HashMap<>();
-    private final Set<Build> running = new LinkedHashSet<>();
+    /** Every build not ended: by identity, in one flat table (a hash set spends a node on each of 100,000). */
+    private final Set<Build> running = Collections.newSetFromMap(new IdentityHashMap<>());
     private final Set<Connection> clients = new LinkedHashSet<>();
     private final List<JobOutcome> ended = new ArrayList<>();
     private final Map<String, Integer> outcomes = new LinkedHashMap<>();
@@ -78,7 +81,8 @@ public final class JobService {
         final JobSpec job;
         final JobSpec key;
         final String firstClientJobId;
-        final List<Submission> waiting = new ArrayList<>();
+        /** Almost always the one submit that made it: sized for one (a default list holds ten). */
+        final List<Submission> waiting = new ArrayList<>(1);
         boolean cancelled;
         boolean ended;
 
@@ -184,8 +188,19 @@ public final class JobService {
         return job.withId(id + suffix);
     }
 
-    /** The build's outcome reached every submit still waiting for it. */
+    /** The scheduler's outcome of {@code build} (null: its future failed, a bug), sent to every submit of it. */
     private void ended(Build build, JobOutcome outcome) {
+        try {
+            send(build, outcome != null ? outcome
+                    : JobOutcome.crashed(build.job, Attempts.none(clock.millis() - origin), 0, 0, null));
+        } catch (RuntimeException e) {
+            // a bug: its submits would wait for ever; say so where the user looks
+            LOG.error("the results of job {} could not be sent", build.job.id(), e);
+        }
+    }
+
+    /** The build's outcome reached every submit still waiting for it. */
+    private void send(Build build, JobOutcome outcome) {
         synchronized (this) {
             build.ended = true;
             running.remove(build);
@@ -320,14 +335,9 @@ public final class JobService {
                 outbox.send(new ServerMessage.Accepted(clientJobId, build.job.id(), shared));
             }
             if (!shared) {
+                // one dependent action per build: 100,000 queued builds each hold it until they end
                 Build started = build;
-                scheduler.submit(build.job).whenComplete((outcome, failure) -> ended(started, outcome != null
-                        ? outcome : JobOutcome.crashed(started.job, Attempts.none(clock.millis() - origin), 0, 0,
-                        null))).exceptionally(e -> {
-                            // a bug: its submits would wait for ever; say so where the user looks
-                            LOG.error("the results of job {} could not be sent", started.job.id(), e);
-                            return null;
-                        });
+                scheduler.submit(build.job).whenComplete((outcome, failure) -> ended(started, outcome));
             }
         }
 
