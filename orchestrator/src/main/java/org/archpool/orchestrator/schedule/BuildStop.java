@@ -1,6 +1,7 @@
 package org.archpool.orchestrator.schedule;
 
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.archpool.orchestrator.pool.Worker;
 
@@ -39,10 +40,10 @@ final class BuildStop {
         return interrupted ? reason : cancelled(jobId);
     }
 
-    /** Cancels one job: it never starts, and its running request, if any, is told to cancel. */
-    void cancel(String jobId, String why) {
-        cancelled.putIfAbsent(jobId, why);
-        running.values().stream().filter(r -> r.jobId().equals(jobId))
+    /** Cancels these jobs: none starts, and the running request of each, if any, is told to cancel. */
+    void cancel(Set<String> jobIds, String why) {
+        jobIds.forEach(id -> cancelled.putIfAbsent(id, why));
+        running.values().stream().filter(r -> jobIds.contains(r.jobId()))
                 .forEach(r -> r.worker().cancel(r.requestId()));
     }
 

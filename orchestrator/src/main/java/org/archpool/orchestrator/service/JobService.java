@@ -4,11 +4,14 @@ import static org.archpool.protocol.UntrustedText.quote;
 
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
@@ -50,7 +53,8 @@ public final class JobService {
 
     // guarded by this
     private final Map<JobSpec, Build> inFlight = new HashMap<>();
-    private final Set<Build> running = new LinkedHashSet<>();
+    /** Every build not ended: by identity, in one flat table (a hash set spends a node on each of 100,000). */
+    private final Set<Build> running = Collections.newSetFromMap(new IdentityHashMap<>());
     private final Set<Connection> clients = new LinkedHashSet<>();
     private final List<JobOutcome> ended = new ArrayList<>();
     private final Map<String, Integer> outcomes = new LinkedHashMap<>();
@@ -77,7 +81,8 @@ public final class JobService {
         final JobSpec job;
         final JobSpec key;
         final String firstClientJobId;
-        final List<Submission> waiting = new ArrayList<>();
+        /** Almost always the one submit that made it: sized for one (a default list holds ten). */
+        final List<Submission> waiting = new ArrayList<>(1);
         boolean cancelled;
         boolean ended;
 
@@ -133,7 +138,7 @@ public final class JobService {
             checkDrained();
         }
         shutdownAsked.complete(cancelRunning);
-        toCancel.forEach(b -> scheduler.cancel(b.job.id(), reason));
+        scheduler.cancel(toCancel.stream().map(b -> b.job.id()).toList(), reason);
     }
 
     /** Every build that has ended, in the order they ended, each named by the client that first submitted it. */
@@ -183,8 +188,19 @@ public final class JobService {
         return job.withId(id + suffix);
     }
 
-    /** The build's outcome reached every submit still waiting for it. */
+    /** The scheduler's outcome of {@code build} (null: its future failed, a bug), sent to every submit of it. */
     private void ended(Build build, JobOutcome outcome) {
+        try {
+            send(build, outcome != null ? outcome
+                    : JobOutcome.crashed(build.job, Attempts.none(clock.millis() - origin), 0, 0, null));
+        } catch (RuntimeException e) {
+            // a bug: its submits would wait for ever; say so where the user looks
+            LOG.error("the results of job {} could not be sent", build.job.id(), e);
+        }
+    }
+
+    /** The build's outcome reached every submit still waiting for it. */
+    private void send(Build build, JobOutcome outcome) {
         synchronized (this) {
             build.ended = true;
             running.remove(build);
@@ -204,18 +220,19 @@ public final class JobService {
     }
 
     /**
-     * Takes {@code submission} off its build; the build is cancelled for {@code reason} when no submit waits for
-     * it any more. Called holding the lock; the cancel itself is returned to run after the lock is released.
+     * Takes {@code submission} off its build; the build is to be cancelled when no submit waits for it any more.
+     * Called holding the lock; the caller cancels the returned job id after the lock is released (a connection
+     * that goes away cancels all of its builds in one call).
      */
-    private Runnable leave(Submission submission, String reason) {
+    private Optional<String> leave(Submission submission) {
         Build build = submission.build();
         build.waiting.remove(submission);
         if (!build.waiting.isEmpty() || build.cancelled || build.ended) {
-            return () -> { };
+            return Optional.empty();
         }
         build.cancelled = true;
         inFlight.remove(build.key, build);
-        return () -> scheduler.cancel(build.job.id(), reason);
+        return Optional.of(build.job.id());
     }
 
     /** One client's connection: its submits that wait for a result, by {@code clientJobId}. */
@@ -260,7 +277,7 @@ public final class JobService {
          * and each build no other submit waits for is cancelled. Idempotent.
          */
         public void gone(String why) {
-            List<Runnable> cancels = new ArrayList<>();
+            List<String> cancels = new ArrayList<>();
             synchronized (JobService.this) {
                 if (gone) {
                     return;
@@ -268,13 +285,13 @@ public final class JobService {
                 gone = true;
                 clients.remove(this);
                 for (Submission s : waiting.values()) {
-                    cancels.add(leave(s, "its client disconnected"));
+                    leave(s).ifPresent(cancels::add);
                 }
                 LOG.info("{} disconnected ({}); {} of its jobs had no result yet", name, why, waiting.size());
                 waiting.clear();
             }
             outbox.close();
-            cancels.forEach(Runnable::run);
+            scheduler.cancel(cancels, "its client disconnected");
         }
 
         private void submit(ClientMessage.Submit submit) {
@@ -318,19 +335,14 @@ public final class JobService {
                 outbox.send(new ServerMessage.Accepted(clientJobId, build.job.id(), shared));
             }
             if (!shared) {
+                // one dependent action per build: 100,000 queued builds each hold it until they end
                 Build started = build;
-                scheduler.submit(build.job).whenComplete((outcome, failure) -> ended(started, outcome != null
-                        ? outcome : JobOutcome.crashed(started.job, Attempts.none(clock.millis() - origin), 0, 0,
-                        null))).exceptionally(e -> {
-                            // a bug: its submits would wait for ever; say so where the user looks
-                            LOG.error("the results of job {} could not be sent", started.job.id(), e);
-                            return null;
-                        });
+                scheduler.submit(build.job).whenComplete((outcome, failure) -> ended(started, outcome));
             }
         }
 
         private void cancel(String clientJobId) {
-            Runnable cancel;
+            Optional<String> cancel;
             synchronized (JobService.this) {
                 Submission s = waiting.get(clientJobId);
                 if (s == null) {
@@ -342,7 +354,7 @@ public final class JobService {
                 Build build = s.build();
                 if (build.waiting.size() > 1) {
                     // others wait for the build: this submit alone ends, now
-                    cancel = leave(s, "cancelled by its client");
+                    cancel = leave(s);
                     waiting.remove(clientJobId);
                     long now = clock.millis();
                     JobOutcome own = JobOutcome.cancelled(build.job, Attempts.none(now - origin),
@@ -353,11 +365,10 @@ public final class JobService {
                     // the result comes when the build ends, cancelled
                     build.cancelled = true;
                     inFlight.remove(build.key, build);
-                    String id = build.job.id();
-                    cancel = () -> scheduler.cancel(id, "cancelled by its client");
+                    cancel = Optional.of(build.job.id());
                 }
             }
-            cancel.run();
+            cancel.ifPresent(id -> scheduler.cancel(id, "cancelled by its client"));
         }
 
         /** Called holding the service's lock. */

@@ -331,4 +331,40 @@ class SchedulerTest {
             assertThat(scheduler.submit(sh("after", "true")).join().outcome()).isEqualTo(Outcome.SUCCEEDED);
         }
     }
+
+    @Test
+    void manyJobsCancelledInOneCallEndAtOnceAndTheOthersRun() throws Exception {
+        // as serve cancels a disconnected client's jobs: one call, keep-going on (serve's scheduler always is)
+        Path started = dir.resolve("started");
+        try (WorkerPool pool = new WorkerPool(new ThreadWorkerLauncher(JobRunner.standard()), 1, clock);
+             Scheduler scheduler = new Scheduler(pool, config(1, true), clock, SchedulerListener.NONE)) {
+            CompletableFuture<JobOutcome> running = scheduler.submit(sh("long", "touch " + started + "; sleep 60"));
+            List<String> named = new ArrayList<>(List.of("long"));
+            List<CompletableFuture<JobOutcome>> cancelled = new ArrayList<>();
+            List<CompletableFuture<JobOutcome>> kept = new ArrayList<>();
+            for (int i = 0; i < 2000; i++) {
+                if (i % 500 == 250) {
+                    kept.add(scheduler.submit(sh("kept" + i, "true")));
+                }
+                named.add("queued" + i);
+                cancelled.add(scheduler.submit(sh("queued" + i, "true")));
+            }
+            await().atMost(Duration.ofSeconds(20)).until(() -> Files.exists(started));
+            scheduler.cancel(named, "its client disconnected");
+            assertThat(cancelled).as("every queued job named: cancelled at once, not when its turn comes")
+                    .allMatch(CompletableFuture::isDone);
+            for (CompletableFuture<JobOutcome> f : cancelled) {
+                JobOutcome outcome = f.join();
+                assertThat(outcome.outcome()).isEqualTo(Outcome.CANCELLED);
+                assertThat(outcome.attempts()).isZero();
+                assertThat(outcome.message()).isEqualTo("not started: its client disconnected");
+            }
+            JobOutcome killed = running.get(15, TimeUnit.SECONDS);
+            assertThat(killed.outcome()).isEqualTo(Outcome.CANCELLED);
+            assertThat(killed.attempts()).isEqualTo(1);
+            assertThat(killed.message()).isEqualTo("cancelled: its client disconnected");
+            assertThat(kept).extracting(f -> f.join().outcome()).containsOnly(Outcome.SUCCEEDED);
+            assertThat(scheduler.submit(sh("after", "true")).join().outcome()).isEqualTo(Outcome.SUCCEEDED);
+        }
+    }
 }
