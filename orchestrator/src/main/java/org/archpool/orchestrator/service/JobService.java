@@ -17,6 +17,7 @@ import org.archpool.orchestrator.manifest.ManifestReader;
 import org.archpool.orchestrator.pool.WorkerPool;
 import org.archpool.orchestrator.schedule.Attempts;
 import org.archpool.orchestrator.schedule.JobOutcome;
+import org.archpool.orchestrator.schedule.JobStart;
 import org.archpool.orchestrator.schedule.Scheduler;
 import org.archpool.protocol.JobSpec;
 import org.slf4j.Logger;
@@ -26,7 +27,8 @@ import org.slf4j.LoggerFactory;
  * The core of {@code archpool serve}, apart from any transport (docs/service.md): each connection's submits become
  * jobs on the scheduler, named {@code id.N} with {@code N} counting the submits of this service; a submit of a job
  * identical to one queued or running (the same {@link JobSpec} but for its id) shares that build; every accepted
- * submit gets exactly one {@code result}. A cancel ends one submit; the build it shares goes on while another
+ * submit gets exactly one {@code result}, and a {@code started} before it each time the build's attempt is handed to
+ * a worker (a submit that joins a running build is told at once). A cancel ends one submit; the build it shares goes on while another
  * submit still waits for it. A connection that goes away cancels its builds that no other submit waits for.
  * {@link #shutdown} stops taking jobs, cancels them if asked, and {@link #drained()} completes once every build has
  * ended; {@link #bye} then ends every connection. Thread-safe: connections call in from their reader threads,
@@ -78,6 +80,8 @@ public final class JobService {
         final JobSpec key;
         final String firstClientJobId;
         final List<Submission> waiting = new ArrayList<>();
+        /** The attempt a worker runs now (the last one handed to a worker), or null while queued. */
+        JobStart started;
         boolean cancelled;
         boolean ended;
 
@@ -181,6 +185,19 @@ public final class JobService {
             id = id.substring(0, MAX_JOB_ID - suffix.length());
         }
         return job.withId(id + suffix);
+    }
+
+    /** An attempt of {@code build} was handed to a worker: every submit waiting for it is told. */
+    private synchronized void started(Build build, JobStart start) {
+        build.started = start;
+        // a copy: a send can find its client gone, which takes the client's submits off
+        for (Submission s : new ArrayList<>(build.waiting)) {
+            s.client().outbox.send(startedMessage(s.clientJobId(), start));
+        }
+    }
+
+    private static ServerMessage.Started startedMessage(String clientJobId, JobStart start) {
+        return new ServerMessage.Started(clientJobId, start.jobId(), start.worker(), start.attempt());
     }
 
     /** The build's outcome reached every submit still waiting for it. */
@@ -316,14 +333,18 @@ public final class JobService {
                 waiting.put(clientJobId, s);
                 accepted++;
                 outbox.send(new ServerMessage.Accepted(clientJobId, build.job.id(), shared));
+                if (build.started != null) {
+                    // it joined a build that a worker runs already: it runs for this submit too
+                    outbox.send(startedMessage(clientJobId, build.started));
+                }
             }
             if (!shared) {
-                Build started = build;
-                scheduler.submit(build.job).whenComplete((outcome, failure) -> ended(started, outcome != null
-                        ? outcome : JobOutcome.crashed(started.job, Attempts.none(clock.millis() - origin), 0, 0,
-                        null))).exceptionally(e -> {
+                Build submitted = build;
+                scheduler.submit(build.job, start -> started(submitted, start)).whenComplete((outcome, failure) ->
+                        ended(submitted, outcome != null ? outcome : JobOutcome.crashed(submitted.job,
+                                Attempts.none(clock.millis() - origin), 0, 0, null))).exceptionally(e -> {
                             // a bug: its submits would wait for ever; say so where the user looks
-                            LOG.error("the results of job {} could not be sent", started.job.id(), e);
+                            LOG.error("the results of job {} could not be sent", submitted.job.id(), e);
                             return null;
                         });
             }
