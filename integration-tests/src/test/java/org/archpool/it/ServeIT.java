@@ -321,8 +321,8 @@ class ServeIT {
         Archpool.Run second = new Archpool().in(dir).run("serve", "--socket", socket.toString(), "--arch", "90",
                 "--no-toolchain-check");
         assertThat(second.exitCode()).as(second.toString()).isEqualTo(2);
-        assertThat(second.stderr()).contains("another archpool serve is listening on that socket")
-                .contains("--stop");
+        assertThat(second.stderr()).contains("another archpool serve, pid " + serve.pid() + ", is starting or running"
+                + " on that socket").contains(socket + ".lock").contains("--stop");
         assertThat(socket).as("the first serve's socket is left alone").exists();
         Archpool.Run stop = new Archpool().in(dir).run("serve", "--socket", socket.toString(), "--stop");
         assertThat(stop.exitCode()).as(stop.toString()).isZero();

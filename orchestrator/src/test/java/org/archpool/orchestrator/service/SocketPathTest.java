@@ -61,6 +61,21 @@ class SocketPathTest {
     }
 
     @Test
+    void aSocketThatAnswersIsRefusedEvenWithTheLockFreeAndAStaleOneReplaced() throws Exception {
+        Path socket = run().resolve("serve.sock");
+        // a serve of an archpool without the lock file, listening
+        try (ServerSocketChannel live = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
+            live.bind(UnixDomainSocketAddress.of(socket));
+            assertThatThrownBy(() -> SocketPath.prepare(socket)).isInstanceOf(OutputPathException.class)
+                    .hasMessageContaining("another archpool serve is listening on that socket");
+            assertThat(socket).exists();
+        }
+        try (SocketPath replaced = SocketPath.prepare(socket)) {
+            assertThat(socket).as("the stale socket is removed").doesNotExist();
+        }
+    }
+
+    @Test
     void twoServesRacingOnAStaleSocketLetExactlyOneTakeItAndTheWinnersSocketStays() throws Exception {
         Path socket = run().resolve("serve.sock");
         for (int round = 0; round < 20; round++) {
