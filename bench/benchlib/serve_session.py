@@ -53,6 +53,8 @@ class ServeSession:
                 with self._results_cond:
                     self._results[message["clientJobId"]] = message
                     self._results_cond.notify_all()
+            elif kind == "started":
+                pass  # a job handed to a worker: nothing the bench measures
             else:
                 self._other.put(message)
         self._other.put({"type": "eof"})

@@ -81,9 +81,10 @@ class Connection:
             self._send(protocol.encode(protocol.shutdown(cancel_futures)))
             return
         if cancel_futures:
-            # a client of a shared serve, or a second shutdown that asks for what the first did not
+            # a client of a shared serve, or a second shutdown that asks for what the first did not: queued jobs
+            # are cancelled, running ones killed
             for future in pending:
-                future.cancel()
+                future.kill()
         if not self._transport.owns_serve:
             with self._lock:
                 self._disconnect_when_idle = True
@@ -166,6 +167,10 @@ class Connection:
             future = self._job(message["clientJobId"])
             if future is not None:
                 future._set_accepted(message["jobId"], bool(message.get("shared", False)))
+        elif kind == "started":
+            future = self._job(message["clientJobId"])
+            if future is not None:
+                future._set_started(str(message["worker"]), int(message.get("attempt", 1)))
         elif kind == "result":
             result = JobResult.from_message(message)
             future = self._take_job(result.client_job_id)

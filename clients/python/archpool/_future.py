@@ -13,8 +13,13 @@ class JobFuture(Future):
     not succeed, :class:`JobRejectedError` for a submit ``serve`` refused, :class:`ServeDiedError` when ``serve``
     went away first.
 
-    ``cancel()`` of a job without a result sends ``cancel`` (a queued job ends at once, a running one is killed,
-    its whole process tree) and returns True; ``serve``'s late answer about it is dropped.
+    The future is pending while the job is queued and running (``running()`` True) once ``serve`` handed it to a
+    worker (its ``started`` message; :attr:`worker` names the worker).
+
+    ``cancel()`` is that of :class:`concurrent.futures.Future`: while the job is queued it sends ``cancel`` (the job
+    ends at once; ``serve``'s late answer about it is dropped), the future is cancelled and ``cancel()`` returns
+    True; once the job runs, or has its result, it does nothing and returns False. :meth:`kill` also ends a job
+    that runs.
     Done-callbacks run on the pool's reader thread: keep them short, and never wait there for another job.
     """
 
@@ -23,6 +28,10 @@ class JobFuture(Future):
         self.client_job_id = client_job_id
         self._on_cancel = on_cancel
         self._accepted = threading.Event()
+        self._started = threading.Event()  # set when a worker runs it, or when it ended without that
+        self._state_lock = threading.Lock()  # cancel() against the reader's start
+        self._worker: Optional[str] = None
+        self._attempt = 0
         self._job_id: Optional[str] = None
         self._shared: Optional[bool] = None
         self._rejection: Optional[BaseException] = None
@@ -36,6 +45,32 @@ class JobFuture(Future):
     def shared(self) -> Optional[bool]:
         """Once accepted: whether an identical job in flight was already building (this submit shares it)."""
         return self._shared
+
+    @property
+    def worker(self) -> Optional[str]:
+        """The worker that runs (or last ran) the job, e.g. ``w2``, once ``serve`` started it; else None."""
+        return self._worker
+
+    @property
+    def attempt(self) -> int:
+        """The number of the job's attempt a worker runs (or last ran): 1, or more after a worker failed and the
+        job was retried; 0 while it has not started."""
+        return self._attempt
+
+    def wait_started(self, timeout: Optional[float] = None) -> str:
+        """Blocks until a worker runs the job (``running()`` is True); returns its :attr:`worker`.
+
+        :raises TimeoutError: when ``timeout`` seconds passed first.
+        :raises CancelledError: the future was cancelled before the job started.
+        :raises: what :meth:`result` raises (:class:`BuildError`, :class:`JobRejectedError`,
+            :class:`ServeDiedError`…) when the job ended without ever reaching a worker.
+        """
+        if not self._started.wait(timeout):
+            raise TimeoutError(f"job {self.client_job_id} did not start within {timeout} s")
+        if self._worker is None:
+            self.result(timeout=0)  # it ended unstarted: raises why
+            raise RuntimeError(f"job {self.client_job_id} has a result but archpool serve never said it started")
+        return self._worker
 
     def wait_accepted(self, timeout: Optional[float] = None) -> str:
         """Blocks until ``serve`` took the submit; returns its :attr:`job_id`.
@@ -54,12 +89,43 @@ class JobFuture(Future):
         return self._job_id
 
     def cancel(self) -> bool:
-        if not super().cancel():
+        """While the job is queued: asks ``serve`` to cancel it and cancels the future (True). Once it runs or has
+        its result: does nothing (False), as :meth:`concurrent.futures.Future.cancel` does."""
+        with self._state_lock:
+            if not super().cancel():
+                return False
+            # wait() and as_completed() count a cancelled future only once notified; nothing else will notify it
+            self.set_running_or_notify_cancel()
+        self._started.set()
+        self._on_cancel(self.client_job_id)
+        return True
+
+    def kill(self) -> bool:
+        """Ends the job whether queued or running. Queued: as :meth:`cancel` (the future is cancelled). Running:
+        ``serve`` kills it with its whole process tree, and the future then raises :class:`BuildError` with outcome
+        ``cancelled`` (or has the job's result, if it ended first). Returns False when the future is done already.
+        """
+        if self.cancel():
+            return True
+        if self.done():
             return False
         self._on_cancel(self.client_job_id)
         return True
 
     # The pool's reader thread, and nobody else, calls these.
+
+    def _set_started(self, worker: str, attempt: int) -> None:
+        """``serve`` handed an attempt of the job to ``worker``: the future runs (a retry's start only renames the
+        worker). A future the user cancelled meanwhile stays cancelled: the ``cancel`` that :meth:`cancel` sent
+        reaches ``serve`` after this start, and ``serve`` kills the job."""
+        with self._state_lock:
+            if self.cancelled() or self.done():
+                return
+            self._worker = worker
+            self._attempt = attempt
+            if not self.running():
+                self.set_running_or_notify_cancel()
+        self._started.set()
 
     def _set_accepted(self, job_id: str, shared: bool) -> None:
         self._job_id = job_id
@@ -68,7 +134,7 @@ class JobFuture(Future):
 
     def _settle(self, outcome: Callable[[], None]) -> None:
         """Resolves the future unless it was cancelled meanwhile (then ``serve``'s answer is dropped); also wakes
-        :meth:`wait_accepted`."""
+        :meth:`wait_accepted` and :meth:`wait_started`."""
         if not self.cancelled():
             try:
                 outcome()
@@ -77,6 +143,7 @@ class JobFuture(Future):
                     raise
                 # cancelled between the check and here: the cancel won, as it would have a moment earlier
         self._accepted.set()
+        self._started.set()
 
     def _reject(self, error: BaseException) -> None:
         self._rejection = error

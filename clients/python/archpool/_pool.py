@@ -109,7 +109,8 @@ class Pool:
         """No more submits. A pool this process started: ``serve`` runs every accepted job to its result (with
         ``cancel_futures``, it cancels queued jobs and kills running ones), writes its report and exits. A pool
         from :func:`connect`: only this client leaves, once its own jobs have their results (at once with
-        ``cancel_futures``, cancelling them); the ``serve`` goes on for the others.
+        ``cancel_futures``: each pending future is killed, :meth:`JobFuture.kill`, so queued jobs are cancelled and
+        running ones killed); the ``serve`` goes on for the others.
         With ``wait``, returns when that is done. Calling it again is harmless."""
         self._connection.shutdown(cancel_futures)
         if wait:

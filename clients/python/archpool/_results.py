@@ -142,6 +142,10 @@ class ServeInfo:
     log_dir: Optional[str]
     report: Optional[str]
     raw: Dict[str, Any] = field(repr=False, compare=False, hash=False)
+    #: How the workers are kept from seeing a GPU: ``namespace`` (a mount namespace masks the device nodes and
+    #: driver views, as well as the visibility variables) or ``environment`` (the variables alone); None from a
+    #: ``serve`` too old to say.
+    device_isolation: Optional[str] = None
 
     @classmethod
     def from_message(cls, message: Mapping[str, Any]) -> "ServeInfo":
@@ -149,7 +153,7 @@ class ServeInfo:
         return cls(service=message["service"], archpool_version=message.get("archpoolVersion", ""),
                    pid=message.get("pid"), target=Target.from_json(message["target"]), mode=pool.get("mode"),
                    launcher=pool.get("launcher"), workers=pool.get("workers"), log_dir=message.get("logDir"),
-                   report=message.get("report"), raw=dict(message))
+                   report=message.get("report"), raw=dict(message), device_isolation=pool.get("deviceIsolation"))
 
 
 @dataclass(frozen=True)

@@ -2,6 +2,7 @@
 dying under it."""
 
 import concurrent.futures as cf
+import json
 import os
 import signal
 import time
@@ -90,16 +91,66 @@ def test_cancel_of_a_queued_job_ends_it_and_the_running_one_goes_on(own_pool: ar
     queued = own_pool.submit_command(["touch", "ran"], cwd=str(job_dir), id="queued")
     queued.wait_accepted(30)
 
+    assert blocker.wait_started(30) == "w1"
+    assert not queued.running()
+
     assert queued.cancel() is True
     assert queued.cancelled() and queued.done()
     with pytest.raises(cf.CancelledError):
         queued.result()
+    with pytest.raises(cf.CancelledError):
+        queued.wait_started(0)
+    done, _ = cf.wait([queued, blocker], timeout=10, return_when=cf.FIRST_COMPLETED)
+    assert done == {queued}, "wait() did not count the cancelled future done"
     assert not blocker.done()
     assert own_pool.status(30).running == 1
 
-    assert blocker.cancel() is True
-    assert not wait_gone(sleeper.pids(), timeout=10), "cancel did not kill the running job"
+    assert blocker.cancel() is False, "a running job's future is not cancelled (as in concurrent.futures)"
+    assert blocker.running() and sleeper.pids()
+    assert blocker.kill() is True
+    assert not wait_gone(sleeper.pids(), timeout=10), "kill did not kill the running job"
+    with pytest.raises(archpool.BuildError) as raised:
+        blocker.result(timeout=30)
+    assert raised.value.result.outcome == "cancelled"
+    assert blocker.kill() is False
     assert own_pool.submit_command(["true"], cwd=str(job_dir)).result(timeout=60).succeeded
+    assert not (job_dir / "ran").exists()
+
+
+def test_a_job_a_worker_runs_is_running_names_its_worker_and_cancel_leaves_it_be(
+        own_pool: archpool.Pool, tmp_path: Path, job_dir: Path) -> None:
+    gate = tmp_path / "go"  # outside the job's cwd: not an artifact
+    future = own_pool.submit_command(["sh", "-c", 'while [ ! -e "$1" ]; do sleep 0.02; done', "sh", str(gate)],
+                                     cwd=str(job_dir), id="gated")
+    assert future.worker is None and future.attempt == 0
+
+    assert future.wait_started(60) == "w1"
+    assert future.running() and not future.done()
+    assert future.worker == "w1" and future.attempt == 1
+    assert future.cancel() is False
+    assert future.running() and not future.cancelled()
+    gate.touch()
+    result = future.result(timeout=60)
+    assert result.succeeded and result.worker == future.worker
+    assert not future.running()
+
+
+def test_wait_and_as_completed_take_running_cancelled_and_finished_futures(
+        own_pool: archpool.Pool, tmp_path: Path, job_dir: Path) -> None:
+    gate = tmp_path / "go"
+    running = own_pool.submit_command(["sh", "-c", 'while [ ! -e "$1" ]; do sleep 0.02; done', "sh", str(gate)],
+                                      cwd=str(job_dir), id="gated")
+    later = own_pool.submit_command(["true"], cwd=str(job_dir), id="later")
+    dropped = own_pool.submit_command(["touch", "ran"], cwd=str(job_dir), id="dropped")
+    running.wait_started(60)
+    dropped.wait_accepted(30)
+    assert dropped.cancel() is True
+
+    done, not_done = cf.wait([running, later, dropped], timeout=10, return_when=cf.FIRST_COMPLETED)
+    assert done == {dropped} and not_done == {running, later}
+    gate.touch()
+    assert list(cf.as_completed([running, later, dropped], timeout=60)) == [dropped, running, later]
+    assert running.result().succeeded and later.result().succeeded
     assert not (job_dir / "ran").exists()
 
 
@@ -120,9 +171,12 @@ def test_an_identical_job_in_flight_is_shared_and_a_cancel_ends_only_its_own_sub
 
     assert first.shared is False and second.shared is True
     assert second.job_id == first.job_id
-    assert second.cancel() is True
+    assert second.wait_started(30) == first.worker, "a submit that joins a running build runs too"
+    assert second.kill() is True
+    with pytest.raises(archpool.BuildError, match="goes on"):
+        second.result(timeout=30)
     assert sleeper.pids() and not first.done(), "cancelling one submit stopped the build the other shares"
-    assert first.cancel() is True
+    assert first.kill() is True
     assert not wait_gone(sleeper.pids(), timeout=10)
 
 
@@ -141,6 +195,9 @@ def test_shutdown_waits_for_every_job_and_serve_says_bye(own_pool: archpool.Pool
     assert own_pool.exit_code == 0
     assert own_pool.bye is not None and own_pool.bye.outcomes == {"succeeded": 3}
     assert own_pool.bye.report and Path(own_pool.bye.report).is_file()
+    report = json.loads(Path(own_pool.bye.report).read_text())
+    assert own_pool.info.device_isolation in ("namespace", "environment")
+    assert own_pool.info.device_isolation == report["pool"]["deviceIsolation"], "hello says what the report says"
     with pytest.raises(archpool.PoolClosedError, match="shut"):
         own_pool.submit_command(["true"])
     own_pool.shutdown()  # again: harmless
@@ -181,12 +238,14 @@ def test_shutdown_without_wait_returns_at_once_and_the_jobs_still_finish(own_poo
 def test_a_second_shutdown_may_cancel_what_the_first_let_run(own_pool: archpool.Pool, sleeper: Sleeper,
                                                               job_dir: Path) -> None:
     future = own_pool.submit_command(sleeper.argv, cwd=str(job_dir))
-    sleeper.wait_started()
+    future.wait_started(60)
     own_pool.shutdown(wait=False)
 
     own_pool.shutdown(wait=True, cancel_futures=True)
 
-    assert future.cancelled()
+    with pytest.raises(archpool.BuildError) as raised:
+        future.result(timeout=0)
+    assert raised.value.result.outcome == "cancelled"
     assert not sleeper.pids()
     assert own_pool.exit_code == 0
 

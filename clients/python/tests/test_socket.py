@@ -77,12 +77,15 @@ def test_cancel_futures_on_a_connected_pool_cancels_only_its_own_jobs(socket_ser
     theirs = archpool.connect(socket_serve)
     long = mine.submit_command(sleeper.argv, cwd=str(job_dir), id="long")
     sleeper.wait_started()
+    long.wait_started(30)
     other = theirs.submit_command(["sleep", "1"], cwd=str(job_dir), id="other")
     other.wait_accepted(30)
 
     mine.shutdown(wait=True, cancel_futures=True)
 
-    assert long.cancelled()
+    with pytest.raises(archpool.BuildError) as raised:  # it ran: killed, not a cancelled future
+        long.result(timeout=0)
+    assert raised.value.result.outcome == "cancelled"
     assert not wait_gone(sleeper.pids(), timeout=10), "the cancelled job of the client that left still runs"
     assert other.result(timeout=60).succeeded
     sleeper.close()

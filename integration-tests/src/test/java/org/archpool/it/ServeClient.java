@@ -15,7 +15,9 @@ import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
@@ -32,6 +34,7 @@ final class ServeClient implements AutoCloseable {
     private final OutputStream out;
     private final AutoCloseable connection;
     private final BlockingQueue<JsonNode> in = new LinkedBlockingQueue<>();
+    private final List<JsonNode> passedOver = new CopyOnWriteArrayList<>();
 
     private ServeClient(InputStream from, OutputStream to, AutoCloseable connection) {
         this.out = to;
@@ -82,15 +85,32 @@ final class ServeClient implements AutoCloseable {
         return next(type, within, false);
     }
 
-    /** The next message; unless {@code anyType}, it must be of {@code type} (which otherwise only names it). */
+    /**
+     * The next message; unless {@code anyType}, it must be of {@code type} (which otherwise only names it). Unless
+     * {@code type} is {@code started}, {@code started} messages are passed over (they come whenever a slot takes a
+     * job); {@link #started()} lists them.
+     */
     JsonNode next(String type, Duration within, boolean anyType) throws InterruptedException {
-        JsonNode m = in.poll(within.toMillis(), TimeUnit.MILLISECONDS);
+        long deadline = System.nanoTime() + within.toNanos();
+        JsonNode m;
+        while (true) {
+            m = in.poll(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            if (m == null || m == END || type.equals("started") || !m.path("type").asText().equals("started")) {
+                break;
+            }
+            passedOver.add(m);
+        }
         assertThat(m).as("a " + type + " message within " + within).isNotNull();
         assertThat(m).as("the connection ended").isNotSameAs(END);
         if (!anyType) {
             assertThat(m.path("type").asText()).as(m.toString()).isEqualTo(type);
         }
         return m;
+    }
+
+    /** The {@code started} messages {@link #next} passed over, in order. */
+    List<JsonNode> started() {
+        return List.copyOf(passedOver);
     }
 
     /** Whether the stream ends, with no message first, within {@code within}. */

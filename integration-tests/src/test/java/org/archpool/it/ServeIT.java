@@ -47,12 +47,17 @@ class ServeIT {
     }
 
     private Process serve(String... args) throws Exception {
+        return serveTo(dir.resolve("serve.err"), args);
+    }
+
+    /** A serve whose stderr goes to {@code err}. */
+    private Process serveTo(Path err, String... args) throws Exception {
         List<String> command = new ArrayList<>();
         command.add(Archpool.home().resolve("bin/archpool").toString());
         command.add("serve");
         command.addAll(List.of(args));
         Process p = new ProcessBuilder(command).directory(dir.toFile())
-                .redirectError(dir.resolve("serve.err").toFile()).start();
+                .redirectError(err.toFile()).start();
         started.add(p);
         return p;
     }
@@ -85,6 +90,7 @@ class ServeIT {
         assertThat(hello.path("target").path("archs").toString()).isEqualTo("[\"90\"]");
         assertThat(hello.path("target").path("source").asText()).isEqualTo("flag");
         assertThat(hello.path("pool").path("mode").asText()).isEqualTo("process");
+        assertThat(hello.path("pool").path("deviceIsolation").asText()).isIn("namespace", "environment");
         Path logDir = dir.resolve(".archpool/serve-" + serve.pid());
         assertThat(hello.path("logDir").asText()).isEqualTo(logDir.toString());
         assertThat(hello.path("report").asText()).isEqualTo(logDir.resolve("report.json").toString());
@@ -93,6 +99,11 @@ class ServeIT {
         JsonNode accepted = client.next("accepted");
         assertThat(accepted.path("jobId").asText()).isEqualTo("arch.1");
         assertThat(accepted.path("shared").asBoolean()).isFalse();
+        JsonNode started = client.next("started");
+        assertThat(started.path("clientJobId").asText()).isEqualTo("c1");
+        assertThat(started.path("id").asText()).isEqualTo("arch.1");
+        assertThat(started.path("worker").asText()).isEqualTo("w1");
+        assertThat(started.path("attempt").asInt()).isEqualTo(1);
         JsonNode result = client.next("result");
         assertThat(result.path("clientJobId").asText()).isEqualTo("c1");
         JsonNode job = result.path("job");
@@ -120,6 +131,8 @@ class ServeIT {
         assertThat(report.has("manifest")).isFalse();
         assertThat(report.path("jobs").findValuesAsText("clientJobId")).containsExactly("c1", "c2");
         assertThat(report.path("pool").path("keepGoing").asBoolean()).isTrue();
+        assertThat(report.path("pool").path("deviceIsolation").asText()).as("hello says what the report says")
+                .isEqualTo(hello.path("pool").path("deviceIsolation").asText());
     }
 
     @Test
@@ -219,6 +232,8 @@ class ServeIT {
             assertThat(b.next("accepted").path("jobId").asText()).startsWith("b.");
             assertThat(a.next("result").path("job").path("outcome").asText()).isEqualTo("succeeded");
             assertThat(b.next("result").path("job").path("outcome").asText()).isEqualTo("succeeded");
+            assertThat(a.started()).as("a started before the result, over a socket too").singleElement()
+                    .satisfies(m -> assertThat(m.path("id").asText()).startsWith("a."));
             b.send("{\"type\":\"status\"}");
             assertThat(b.next("status").path("clients").asInt()).isEqualTo(2);
         }
@@ -306,12 +321,41 @@ class ServeIT {
         Archpool.Run second = new Archpool().in(dir).run("serve", "--socket", socket.toString(), "--arch", "90",
                 "--no-toolchain-check");
         assertThat(second.exitCode()).as(second.toString()).isEqualTo(2);
-        assertThat(second.stderr()).contains("another archpool serve is listening on that socket")
-                .contains("--stop");
+        assertThat(second.stderr()).contains("another archpool serve, pid " + serve.pid() + ", is starting or running"
+                + " on that socket").contains(socket + ".lock").contains("--stop");
         assertThat(socket).as("the first serve's socket is left alone").exists();
         Archpool.Run stop = new Archpool().in(dir).run("serve", "--socket", socket.toString(), "--stop");
         assertThat(stop.exitCode()).as(stop.toString()).isZero();
         assertThat(serve.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        assertThat(socket).doesNotExist();
+    }
+
+    @Test
+    void twoServesStartedAtOnceOnOneStaleSocketLeaveOneServingAndRefuseTheOther() throws Exception {
+        Path run = Files.createDirectories(dir.resolve("run"));
+        Files.setPosixFilePermissions(run, PosixFilePermissions.fromString("rwx------"));
+        Path socket = run.resolve("serve.sock");
+        try (java.nio.channels.ServerSocketChannel dead = java.nio.channels.ServerSocketChannel.open(
+                java.net.StandardProtocolFamily.UNIX)) {
+            dead.bind(java.net.UnixDomainSocketAddress.of(socket));
+        }
+        String[] args = {"--socket", socket.toString(), "--mode", "thread", "--arch", "90", "--no-toolchain-check",
+                "-j", "1"};
+        // each takes about a second from its start to its bind, so both decide about the path before either binds
+        Process a = serveTo(dir.resolve("a.err"), args);
+        Process b = serveTo(dir.resolve("b.err"), args);
+        await().atMost(Duration.ofSeconds(60)).until(() -> !a.isAlive() || !b.isAlive());
+        Process loser = a.isAlive() ? b : a;
+        Process winner = loser == a ? b : a;
+        String loserErr = Files.readString(dir.resolve(loser == a ? "a.err" : "b.err"));
+        assertThat(loser.exitValue()).as(loserErr).isEqualTo(2);
+        assertThat(loserErr).contains("another archpool serve");
+        try (ServeClient client = connect(socket)) {
+            assertThat(client.next("hello").path("pid").asLong()).isEqualTo(winner.pid());
+        }
+        Archpool.Run stop = new Archpool().in(dir).run("serve", "--socket", socket.toString(), "--stop");
+        assertThat(stop.exitCode()).as(stop.toString()).isZero();
+        assertThat(winner.waitFor(30, TimeUnit.SECONDS)).isTrue();
         assertThat(socket).doesNotExist();
     }
 

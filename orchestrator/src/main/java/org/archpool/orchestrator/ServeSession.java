@@ -114,8 +114,15 @@ public final class ServeSession {
         Path reportFile = settings.report() != null ? settings.report().toAbsolutePath()
                 : logDir.resolve("report.json");
         BuildSession.outputPaths(settings, null, logDir, reportFile).check(Set.of(), settings.retries() + 1);
-        SocketPath socket = endpoint.socket() == null ? null : SocketPath.prepare(endpoint.socket());
         LogLayout logs = new LogLayout(logDir);
+        // its lock is held to the end: another serve starting on the path meanwhile is refused
+        try (SocketPath socket = endpoint.socket() == null ? null : SocketPath.prepare(endpoint.socket())) {
+            return run(started, pid, logDir, reportFile, logs, socket);
+        }
+    }
+
+    private int run(Instant started, long pid, Path logDir, Path reportFile, LogLayout logs, SocketPath socket)
+            throws OutputPathException, ArchSyntaxException, ArchResolutionException, IOException {
         ConsoleOutput stderr = ConsoleOutput.start(err, "stderr");
         try (LogFolderLock lock = LogFolderLock.acquire(logs, LogFolderLock.Holder.thisProcess(started,
                      Path.of("serve")));
@@ -172,7 +179,8 @@ public final class ServeSession {
                 ProcessHandle.current().pid(),
                 new ServerMessage.Hello.Target(resolution.platform().wireName(), resolution.archs(),
                         resolution.source(), resolution.detail()),
-                new ServerMessage.Hello.Pool(pool.mode(), pool.launcher(), pool.size()), logDir.toString(),
+                new ServerMessage.Hello.Pool(pool.mode(), pool.launcher(), pool.size(),
+                        pool.deviceIsolation().reportName()), logDir.toString(),
                 reportFile.toString());
         try (Scheduler scheduler = new Scheduler(pool, config, clock,
                 SchedulerListener.all(logReporter, console, metrics))) {

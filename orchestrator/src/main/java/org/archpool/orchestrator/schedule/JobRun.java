@@ -6,6 +6,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
 import org.archpool.orchestrator.pool.Worker;
 import org.archpool.orchestrator.pool.WorkerFailedException;
 import org.archpool.orchestrator.pool.WorkerFailure;
@@ -50,7 +51,8 @@ final class JobRun {
         this.stop = stop;
     }
 
-    JobOutcome run(int slot, JobSpec job, long submittedAtMs) {
+    /** @param onStart told of each attempt handed to a worker, before it is sent */
+    JobOutcome run(int slot, JobSpec job, long submittedAtMs, Consumer<JobStart> onStart) {
         long dispatchedAt = clock.millis();
         long queueWait = dispatchedAt - submittedAtMs;
         long timeoutMs = config.timeoutMs(job);
@@ -88,6 +90,7 @@ final class JobRun {
             }
             attempts = attempts.sent(attempt, worker.id(), clock.millis() - origin);
             listener.started(job.id(), worker.id(), attempt);
+            onStart.accept(new JobStart(job.id(), worker.id(), attempt));
             BuildRequest request = new BuildRequest(job.id() + "#" + attempt, concrete.job(), config.target(),
                     concrete.steps(), timeoutMs, config.logPath(job, attempt).toString(), config.maxLogBytes());
             CompletableFuture<BuildResult> answer = worker.execute(request, phase -> listener.phase(job.id(), phase));

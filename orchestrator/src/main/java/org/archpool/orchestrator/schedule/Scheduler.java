@@ -5,9 +5,11 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Set;
+import java.util.Objects;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.function.Consumer;
 import org.archpool.orchestrator.pool.WorkerPool;
 import org.archpool.protocol.JobSpec;
 import org.archpool.protocol.Outcome;
@@ -23,10 +25,11 @@ import org.archpool.protocol.Outcome;
  */
 public final class Scheduler implements AutoCloseable {
 
-    private record Queued(JobSpec job, CompletableFuture<JobOutcome> future, long submittedAtMs) {
+    private record Queued(JobSpec job, Consumer<JobStart> onStart, CompletableFuture<JobOutcome> future,
+                          long submittedAtMs) {
     }
 
-    private static final Queued STOP = new Queued(null, null, 0);
+    private static final Queued STOP = new Queued(null, null, null, 0);
 
     private final Clock clock;
     /** When the scheduler started: {@link JobOutcome#startMs()} counts from here. */
@@ -55,8 +58,18 @@ public final class Scheduler implements AutoCloseable {
 
     /** Queues {@code job}; the future completes with its one outcome. */
     public CompletableFuture<JobOutcome> submit(JobSpec job) {
+        return submit(job, start -> { });
+    }
+
+    /**
+     * Queues {@code job}; {@code onStart} is told, on the slot's thread, each time an attempt of it is handed to a
+     * worker (before the worker is sent it; again for each retry), and the future completes with its one outcome
+     * after the last such call. A job that never reaches a worker (cancelled while queued, or refused unsent) is
+     * never reported started.
+     */
+    public CompletableFuture<JobOutcome> submit(JobSpec job, Consumer<JobStart> onStart) {
         CompletableFuture<JobOutcome> future = new CompletableFuture<>();
-        queue.add(new Queued(job, future, clock.millis()));
+        queue.add(new Queued(job, Objects.requireNonNull(onStart, "onStart"), future, clock.millis()));
         return future;
     }
 
@@ -142,7 +155,7 @@ public final class Scheduler implements AutoCloseable {
             if (reason != null) {
                 outcome = notStarted(q, reason);
             } else {
-                outcome = runs.run(slot, q.job(), q.submittedAtMs());
+                outcome = runs.run(slot, q.job(), q.submittedAtMs(), q.onStart());
                 if (outcome.outcome() != Outcome.SUCCEEDED && !config.keepGoing()) {
                     stop.afterFailure("job '" + outcome.id() + "' " + outcome.outcome().wireName()
                             + " and --keep-going is off");

@@ -20,6 +20,7 @@ import org.archpool.orchestrator.manifest.ManifestReader;
 import org.archpool.orchestrator.pool.WorkerPool;
 import org.archpool.orchestrator.schedule.Attempts;
 import org.archpool.orchestrator.schedule.JobOutcome;
+import org.archpool.orchestrator.schedule.JobStart;
 import org.archpool.orchestrator.schedule.Scheduler;
 import org.archpool.protocol.JobSpec;
 import org.slf4j.Logger;
@@ -29,7 +30,8 @@ import org.slf4j.LoggerFactory;
  * The core of {@code archpool serve}, apart from any transport (docs/service.md): each connection's submits become
  * jobs on the scheduler, named {@code id.N} with {@code N} counting the submits of this service; a submit of a job
  * identical to one queued or running (the same {@link JobSpec} but for its id) shares that build; every accepted
- * submit gets exactly one {@code result}. A cancel ends one submit; the build it shares goes on while another
+ * submit gets exactly one {@code result}, and a {@code started} before it each time the build's attempt is handed to
+ * a worker (a submit that joins a running build is told at once). A cancel ends one submit; the build it shares goes on while another
  * submit still waits for it. A connection that goes away cancels its builds that no other submit waits for.
  * {@link #shutdown} stops taking jobs, cancels them if asked, and {@link #drained()} completes once every build has
  * ended; {@link #bye} then ends every connection. Thread-safe: connections call in from their reader threads,
@@ -83,6 +85,8 @@ public final class JobService {
         final String firstClientJobId;
         /** Almost always the one submit that made it: sized for one (a default list holds ten). */
         final List<Submission> waiting = new ArrayList<>(1);
+        /** The attempt a worker runs now (the last one handed to a worker), or null while queued. */
+        JobStart started;
         boolean cancelled;
         boolean ended;
 
@@ -186,6 +190,19 @@ public final class JobService {
             id = id.substring(0, MAX_JOB_ID - suffix.length());
         }
         return job.withId(id + suffix);
+    }
+
+    /** An attempt of {@code build} was handed to a worker: every submit waiting for it is told. */
+    private synchronized void started(Build build, JobStart start) {
+        build.started = start;
+        // a copy: a send can find its client gone, which takes the client's submits off
+        for (Submission s : new ArrayList<>(build.waiting)) {
+            s.client().outbox.send(startedMessage(s.clientJobId(), start));
+        }
+    }
+
+    private static ServerMessage.Started startedMessage(String clientJobId, JobStart start) {
+        return new ServerMessage.Started(clientJobId, start.jobId(), start.worker(), start.attempt());
     }
 
     /** The scheduler's outcome of {@code build} (null: its future failed, a bug), sent to every submit of it. */
@@ -333,11 +350,16 @@ public final class JobService {
                 waiting.put(clientJobId, s);
                 accepted++;
                 outbox.send(new ServerMessage.Accepted(clientJobId, build.job.id(), shared));
+                if (build.started != null) {
+                    // it joined a build that a worker runs already: it runs for this submit too
+                    outbox.send(startedMessage(clientJobId, build.started));
+                }
             }
             if (!shared) {
                 // one dependent action per build: 100,000 queued builds each hold it until they end
-                Build started = build;
-                scheduler.submit(build.job).whenComplete((outcome, failure) -> ended(started, outcome));
+                Build submitted = build;
+                scheduler.submit(build.job, start -> started(submitted, start))
+                        .whenComplete((outcome, failure) -> ended(submitted, outcome));
             }
         }
 

@@ -30,8 +30,14 @@ public sealed interface ServerMessage {
         public record Target(String platform, List<String> archs, String source, String detail) {
         }
 
-        /** The pool's mode, launcher and size. */
-        public record Pool(String mode, String launcher, int workers) {
+        /**
+         * The pool's mode, launcher and size, and how its workers are kept from seeing a GPU ({@code namespace}
+         * or {@code environment}, as the report's {@code pool.deviceIsolation}).
+         */
+        public record Pool(String mode, String launcher, int workers, String deviceIsolation) {
+            public Pool {
+                Objects.requireNonNull(deviceIsolation, "deviceIsolation");
+            }
         }
 
         @Override
@@ -45,6 +51,23 @@ public sealed interface ServerMessage {
         @Override
         public String type() {
             return "accepted";
+        }
+    }
+
+    /**
+     * An attempt of the build an accepted job waits for was handed to a worker: {@code id} is the build's job id,
+     * {@code attempt} 1 for the first, 2 and on for retries. Added within service version 1.
+     */
+    record Started(String clientJobId, String id, String worker, int attempt) implements ServerMessage {
+        public Started {
+            Objects.requireNonNull(clientJobId, "clientJobId");
+            Objects.requireNonNull(id, "id");
+            Objects.requireNonNull(worker, "worker");
+        }
+
+        @Override
+        public String type() {
+            return "started";
         }
     }
 

@@ -18,19 +18,22 @@ import org.archpool.orchestrator.output.PathKind;
 
 /**
  * The path of {@code serve}'s Unix socket, checked and bound as docs/service.md says: its folder is created with
- * mode 0700 when missing, and refused when another user owns it or others may enter it; a path that is not a
- * socket is refused; a socket that answers belongs to another {@code serve} (refused); one that does not is stale,
- * and replaced. The socket gets mode 0600.
+ * mode 0700 when missing, and refused when another user owns it or others may enter it; {@code PATH.lock} is
+ * locked for as long as this is open ({@link SocketLock}), and a path another {@code serve} holds so is refused;
+ * a path that is not a socket is refused; a socket that answers belongs to another {@code serve} (refused); one
+ * that does not is stale, and replaced. The socket gets mode 0600. Closing it releases the lock.
  */
-public final class SocketPath {
+public final class SocketPath implements AutoCloseable {
 
     /** The longest path a Unix socket address takes ({@code sun_path}, less its NUL). */
     static final int MAX_PATH_BYTES = 107;
 
     private final Path path;
+    private final SocketLock lock;
 
-    private SocketPath(Path path) {
+    private SocketPath(Path path, SocketLock lock) {
         this.path = path;
+        this.lock = lock;
     }
 
     public Path path() {
@@ -38,7 +41,8 @@ public final class SocketPath {
     }
 
     /**
-     * Checks {@code given} and its folder, creating the folder if missing and removing a stale socket.
+     * Checks {@code given} and its folder, creating the folder if missing, locks {@code PATH.lock} and removes a
+     * stale socket. The caller closes the result when {@code serve} ends, after the socket is removed.
      *
      * @throws OutputPathException naming what is wrong and the fix
      */
@@ -50,6 +54,24 @@ public final class SocketPath {
         }
         try {
             checkFolder(given, path.getParent());
+        } catch (IOException e) {
+            throw new OutputPathException("--socket " + given + ": " + FileErrors.describe(e) + "; give a path in a"
+                    + " folder of your own");
+        }
+        // held from here to the end: no other serve decides about this path meanwhile
+        SocketLock lock = SocketLock.acquire(given, path);
+        try {
+            removeStale(given, path);
+        } catch (OutputPathException | RuntimeException e) {
+            lock.close();
+            throw e;
+        }
+        return new SocketPath(path, lock);
+    }
+
+    /** With the lock held: refuses what is not a socket and a socket that answers, removes one that does not. */
+    private static void removeStale(Path given, Path path) throws OutputPathException {
+        try {
             PathKind kind = PathKind.of(path);
             if (kind == PathKind.SOCKET) {
                 if (answers(path)) {
@@ -66,7 +88,6 @@ public final class SocketPath {
             throw new OutputPathException("--socket " + given + ": " + FileErrors.describe(e) + "; give a path in a"
                     + " folder of your own");
         }
-        return new SocketPath(path);
     }
 
     /** Binds the socket, mode 0600. */
@@ -87,7 +108,13 @@ public final class SocketPath {
         }
     }
 
-    /** Removes the socket, if it is still a socket. */
+    /** Releases {@code PATH.lock} (the file stays); call it after {@link #remove()}. */
+    @Override
+    public void close() {
+        lock.close();
+    }
+
+    /** Removes the socket, if it is still a socket (the lock, still held, says it is this serve's). */
     public void remove() {
         try {
             if (PathKind.of(path) == PathKind.SOCKET) {

@@ -367,4 +367,43 @@ class SchedulerTest {
             assertThat(scheduler.submit(sh("after", "true")).join().outcome()).isEqualTo(Outcome.SUCCEEDED);
         }
     }
+
+    @Test
+    void eachAttemptHandedToAWorkerIsReportedStartedBeforeTheOutcome() {
+        CrashingLauncher launcher = new CrashingLauncher(1);
+        List<JobStart> starts = new CopyOnWriteArrayList<>();
+        try (WorkerPool pool = new WorkerPool(launcher, 1, clock);
+             Scheduler scheduler = new Scheduler(pool, config(1, true), clock, SchedulerListener.NONE)) {
+            CompletableFuture<JobOutcome> retried = scheduler.submit(sh("a", "true"), starts::add);
+            List<JobStart> beforeOutcome = new ArrayList<>();
+            JobOutcome outcome = retried.whenComplete((o, e) -> beforeOutcome.addAll(starts)).join();
+            assertThat(outcome.attempts()).isEqualTo(2);
+            assertThat(beforeOutcome).as("every start is told before the outcome completes the future")
+                    .containsExactly(new JobStart("a", "w1", 1), new JobStart("a", "w1.2", 2));
+            starts.clear();
+            assertThat(scheduler.submit(sh("b", "true"), starts::add).join().outcome()).isEqualTo(Outcome.SUCCEEDED);
+            assertThat(starts).containsExactly(new JobStart("b", "w1.2", 1));
+        }
+    }
+
+    @Test
+    void aJobThatNeverReachesAWorkerIsNeverReportedStarted() throws Exception {
+        Path gate = dir.resolve("go");
+        List<JobStart> starts = new CopyOnWriteArrayList<>();
+        try (WorkerPool pool = new WorkerPool(new ThreadWorkerLauncher(JobRunner.standard()), 1, clock);
+             Scheduler scheduler = new Scheduler(pool, config(0, true), clock, SchedulerListener.NONE)) {
+            CompletableFuture<JobOutcome> first = scheduler.submit(sh("first",
+                    "while [ ! -e " + gate + " ]; do sleep 0.02; done"), starts::add);
+            CompletableFuture<JobOutcome> queued = scheduler.submit(sh("queued", "true"), starts::add);
+            try {
+                await().atMost(Duration.ofSeconds(20)).until(() -> !starts.isEmpty());
+                scheduler.cancel("queued", "cancelled by its client");
+            } finally {
+                Files.createFile(gate); // else closing the scheduler would wait for ever for the first job
+            }
+            assertThat(queued.join().outcome()).isEqualTo(Outcome.CANCELLED);
+            assertThat(first.join().outcome()).isEqualTo(Outcome.SUCCEEDED);
+            assertThat(starts).extracting(JobStart::jobId).containsExactly("first");
+        }
+    }
 }

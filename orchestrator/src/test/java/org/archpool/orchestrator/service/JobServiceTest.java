@@ -40,7 +40,7 @@ class JobServiceTest {
 
     private static final ServerMessage.Hello HELLO = new ServerMessage.Hello(1, "test", 1,
             new ServerMessage.Hello.Target("cuda", List.of("90"), "flag", "--arch 90"),
-            new ServerMessage.Hello.Pool("thread", "local", 1), "/logs", "/logs/report.json");
+            new ServerMessage.Hello.Pool("thread", "local", 1, "environment"), "/logs", "/logs/report.json");
 
     private JobService start(int slots) {
         pool = new WorkerPool(new ThreadWorkerLauncher(JobRunner.standard()), slots, clock);
@@ -123,6 +123,48 @@ class JobServiceTest {
         assertThat(rb.job().id()).isEqualTo("k.1");
         assertThat(rb.job().clientJobId()).isEqualTo("b1");
         assertThat(service.outcomes()).hasSize(1);
+    }
+
+    @Test
+    void aJobHandedToAWorkerIsStartedBeforeItsResult() {
+        start(1);
+        Client c = connect();
+        c.send(submit("c1", "hello", "echo hi"));
+        c.outbox().next(ServerMessage.Accepted.class);
+        assertThat(c.outbox().next(ServerMessage.Started.class))
+                .isEqualTo(new ServerMessage.Started("c1", "hello.1", "w1", 1));
+        assertThat(c.outbox().next(ServerMessage.Result.class).job().worker()).isEqualTo("w1");
+    }
+
+    @Test
+    void aSharedBuildTellsEverySubmitThatItStartedAndOneThatJoinsLateAtOnce() throws Exception {
+        start(1);
+        Client a = connect();
+        Client b = connect();
+        Client late = connect();
+        a.send(submit("blocker", "first", until("go")));
+        a.outbox().next(ServerMessage.Accepted.class);
+        assertThat(a.outbox().next(ServerMessage.Started.class).clientJobId()).isEqualTo("blocker");
+        a.send(submit("a1", "k", until("go2")));
+        b.send(submit("b1", "k", until("go2")));
+        a.outbox().next(ServerMessage.Accepted.class);
+        assertThat(b.outbox().next(ServerMessage.Accepted.class).shared()).isTrue();
+        b.outbox().nothingWithin(200); // queued behind the blocker: not started
+        open("go");
+        assertThat(a.outbox().next(ServerMessage.Result.class).clientJobId()).isEqualTo("blocker");
+        assertThat(a.outbox().next(ServerMessage.Started.class))
+                .isEqualTo(new ServerMessage.Started("a1", "k.2", "w1", 1));
+        assertThat(b.outbox().next(ServerMessage.Started.class))
+                .isEqualTo(new ServerMessage.Started("b1", "k.2", "w1", 1));
+        late.send(submit("l1", "k", until("go2")));
+        assertThat(late.outbox().next(ServerMessage.Accepted.class).shared()).isTrue();
+        assertThat(late.outbox().next(ServerMessage.Started.class))
+                .as("joined a running build: told at once, after its accepted")
+                .isEqualTo(new ServerMessage.Started("l1", "k.2", "w1", 1));
+        open("go2");
+        for (Client c : List.of(a, b, late)) {
+            assertThat(c.outbox().next(ServerMessage.Result.class).job().outcome()).isEqualTo(Outcome.SUCCEEDED);
+        }
     }
 
     @Test

@@ -12,6 +12,7 @@ import java.util.concurrent.TimeUnit;
 final class RecordingOutbox implements Outbox {
 
     private final BlockingQueue<ServerMessage> messages = new LinkedBlockingQueue<>();
+    private final List<ServerMessage.Started> passedOver = new ArrayList<>();
     private volatile boolean closed;
 
     @Override
@@ -30,17 +31,32 @@ final class RecordingOutbox implements Outbox {
         return closed;
     }
 
-    /** The next message, which must be a {@code type}, within 20 s. */
+    /**
+     * The next message, which must be a {@code type}, within 20 s. Unless {@code type} is {@code Started},
+     * {@code started} messages are passed over (they come whenever a slot takes a job; {@link #started()} lists
+     * them).
+     */
     <T extends ServerMessage> T next(Class<T> type) {
-        ServerMessage m;
-        try {
-            m = messages.poll(20, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError(e);
+        while (true) {
+            ServerMessage m;
+            try {
+                m = messages.poll(20, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new AssertionError(e);
+            }
+            if (m instanceof ServerMessage.Started s && type != ServerMessage.Started.class) {
+                passedOver.add(s);
+                continue;
+            }
+            assertThat(m).as("the next message").isNotNull().isInstanceOf(type);
+            return type.cast(m);
         }
-        assertThat(m).as("the next message").isNotNull().isInstanceOf(type);
-        return type.cast(m);
+    }
+
+    /** The {@code started} messages {@link #next} passed over, in order. */
+    List<ServerMessage.Started> started() {
+        return List.copyOf(passedOver);
     }
 
     /** Nothing more arrives within {@code ms}. */
@@ -48,10 +64,11 @@ final class RecordingOutbox implements Outbox {
         assertThat(messages.poll(ms, TimeUnit.MILLISECONDS)).as("no further message").isNull();
     }
 
-    /** What has arrived and not been taken. */
+    /** What has arrived and not been taken, {@code started} messages passed over as by {@link #next}. */
     List<ServerMessage> drain() {
         List<ServerMessage> out = new ArrayList<>();
         messages.drainTo(out);
+        out.removeIf(m -> m instanceof ServerMessage.Started s && passedOver.add(s));
         return out;
     }
 }
