@@ -93,7 +93,8 @@ public final class WorkerMain {
      */
     private static StepLauncher stepLauncher(String[] args) {
         boolean mask = Arrays.asList(args).contains(MASK_DEVICES);
-        return StepLauncher.system(mask ? DeviceMask.gpu(UtilLinux.system()).map(DeviceMask::procOnly) : Optional.empty());
+        return StepLauncher.system(mask ? DeviceMask.gpu(UtilLinux.system()).map(DeviceMask::procOnly) : Optional.empty(),
+                System.getenv("SLURM_STEP_ID") == null);
     }
 
     private static String workerId(String[] args) {

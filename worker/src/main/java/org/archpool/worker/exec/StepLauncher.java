@@ -51,6 +51,15 @@ public final class StepLauncher implements AutoCloseable {
      * isolated), else as without it.
      */
     public static StepLauncher system(Optional<DeviceMask> mask) {
+        return system(mask, true);
+    }
+
+    /**
+     * The same; with {@code hosting} false every step is spawned on its own, never hosted. A worker that is a Slurm
+     * step does so: Slurm ends a cancelled step by signalling each of its processes, and a host, the first process of
+     * its namespace, does not receive what it does not handle.
+     */
+    public static StepLauncher system(Optional<DeviceMask> mask, boolean hosting) {
         UtilLinux tools = UtilLinux.system();
         ProcessIds ids = ProcessIds.current();
         CompletableFuture<Containment> chosen = new CompletableFuture<>();
@@ -63,7 +72,7 @@ public final class StepLauncher implements AutoCloseable {
         }, "archpool-step-containment");
         t.setDaemon(true);
         t.start();
-        return new StepLauncher(chosen, true, tools);
+        return new StepLauncher(chosen, hosting, tools);
     }
 
     /** Always {@code containment}, each step spawned on its own, never hosted (tests; a forced fallback). */
