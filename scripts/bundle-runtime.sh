@@ -10,7 +10,7 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 dist="${1:-$root/orchestrator/target/archpool}"
-modules=java.base,java.logging,java.management,java.naming,java.sql,java.xml,jdk.unsupported
+modules=java.base,java.logging,java.management,java.naming,java.net.http,java.sql,java.xml,jdk.unsupported
 
 if [ ! -d "$dist/lib" ]; then
   echo "bundle-runtime: no distribution in $dist; build it first: mvn -B -q package -DskipTests" >&2

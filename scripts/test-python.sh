@@ -30,9 +30,12 @@ print(support.link_programs_without_java(pathlib.Path(sys.argv[1])))' "$work/pat
 # tests check the installed package itself (find_archpool, the archpool command).
 # Each run is cut off after 10 minutes (they take about one): SIGINT, so that pytest shows where it waited and
 # its fixtures still stop what they started.
+# Every serve the tests start keeps its build cache in this run's own folder, never in ~/.cache/archpool.
 status=0
 env -u JAVA_HOME -u PYTHONPATH PATH="$work/venv/bin:$nojava" ARCHPOOL_HOME="$site/archpool/_dist" \
+  ARCHPOOL_CACHE_DIR="$work/cache" \
   timeout -s INT -k 60 600 "$work/venv/bin/python" -m pytest -q -p no:cacheprovider clients/python/tests "$@" \
   || status=$?
-timeout -s INT -k 60 600 python3 -m pytest -q -p no:cacheprovider clients/python/packaging_tests "$@" || status=$?
+ARCHPOOL_CACHE_DIR="$work/cache" \
+  timeout -s INT -k 60 600 python3 -m pytest -q -p no:cacheprovider clients/python/packaging_tests "$@" || status=$?
 exit "$status"

@@ -19,6 +19,8 @@ import org.archpool.orchestrator.arch.ArchResolver;
 import org.archpool.orchestrator.arch.ArchSyntaxException;
 import org.archpool.orchestrator.arch.Resolution;
 import org.archpool.orchestrator.arch.ToolchainCheck;
+import org.archpool.orchestrator.cache.BuildCache;
+import org.archpool.orchestrator.cache.CacheConfig;
 import org.archpool.orchestrator.manifest.Manifest;
 import org.archpool.orchestrator.manifest.ManifestException;
 import org.archpool.orchestrator.manifest.ManifestReader;
@@ -44,6 +46,7 @@ import org.archpool.orchestrator.schedule.SchedulerListener;
 import org.archpool.orchestrator.verify.Verification;
 import org.archpool.protocol.JobSpec;
 import org.archpool.protocol.Outcome;
+import org.archpool.protocol.Target;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -66,11 +69,27 @@ public final class BuildSession {
      * @param width   the terminal's width in columns, for the status line
      * @param buildParallelism {@code K} of each job's {@code cmake --build --parallel K}; 0: the machine's
      *                         {@code cpus} shared out among the workers the build uses
+     * @param cache   the build cache, opened; null for none ({@code --no-cache})
      */
     public record Settings(Path manifest, int jobs, ArchResolver.Request arch, Path report, Path logDir,
                            boolean keepGoing, Duration timeout, int retries, int buildParallelism,
                            int maxJobsPerWorker, Verification verify, ReportFiles outputs, ConsoleStyle style,
-                           int width, int cpus, Long maxLogBytes) {
+                           int width, int cpus, Long maxLogBytes, CacheConfig cache) {
+
+        /** Without a cache. */
+        public Settings(Path manifest, int jobs, ArchResolver.Request arch, Path report, Path logDir,
+                        boolean keepGoing, Duration timeout, int retries, int buildParallelism,
+                        int maxJobsPerWorker, Verification verify, ReportFiles outputs, ConsoleStyle style,
+                        int width, int cpus, Long maxLogBytes) {
+            this(manifest, jobs, arch, report, logDir, keepGoing, timeout, retries, buildParallelism,
+                    maxJobsPerWorker, verify, outputs, style, width, cpus, maxLogBytes, null);
+        }
+
+        /** These settings with {@code cache} (null: none). */
+        public Settings withCache(CacheConfig config) {
+            return new Settings(manifest, jobs, arch, report, logDir, keepGoing, timeout, retries, buildParallelism,
+                    maxJobsPerWorker, verify, outputs, style, width, cpus, maxLogBytes, config);
+        }
 
         /** With each job's log capped at {@link SchedulerConfig#DEFAULT_MAX_LOG_BYTES}. */
         public Settings(Path manifest, int jobs, ArchResolver.Request arch, Path report, Path logDir,
@@ -207,19 +226,27 @@ public final class BuildSession {
         }
     }
 
+    /** How a build's or a service's scheduler runs jobs ({@code serve} always keeps going). */
+    static SchedulerConfig schedulerConfig(Settings settings, Target target, int parallelism, Path logDir,
+                                           boolean keepGoing, BuildCache cache) {
+        return new SchedulerConfig(target, logDir, settings.timeout() == null ? 0 : settings.timeout().toMillis(),
+                parallelism, settings.retries(), keepGoing, settings.verify())
+                .withMaxLogBytes(settings.maxLogBytes())
+                .withCache(cache);
+    }
+
     private int build(Instant started, Manifest manifest, Path logDir, Path reportFile, ResolvedTarget target,
                       WorkerPool pool, BuildMetrics metrics, ConsoleReporter console, LogReporter logReporter,
                       ConsoleOutput stderr) throws IOException {
         Resolution resolution = target.resolution();
         int workers = pool.size();
         int parallelism = settings.buildParallelism(workers);
-        SchedulerConfig config = new SchedulerConfig(resolution.target(), logDir,
-                settings.timeout() == null ? 0 : settings.timeout().toMillis(), parallelism,
-                settings.retries(), settings.keepGoing(), settings.verify())
-                .withMaxLogBytes(settings.maxLogBytes());
         List<JobOutcome> outcomes = new ArrayList<>();
         ReportFiles outputs = settings.outputs().withReport(reportFile);
-        try (Scheduler scheduler = new Scheduler(pool, config, clock,
+        try (BuildCache cache = SessionReport.openCache(settings, resolution.target(), stderr);
+             Scheduler scheduler = new Scheduler(pool,
+                     schedulerConfig(settings, resolution.target(), parallelism, logDir, settings.keepGoing(), cache),
+                     clock,
                      SchedulerListener.all(logReporter, console, metrics));
              InterruptHook interrupt = new InterruptHook(scheduler, pool, stderr)) {
             OutputProgress progress = outputs.progress();
@@ -238,7 +265,8 @@ public final class BuildSession {
                     : outcomes.stream().allMatch(o -> o.outcome() == Outcome.SUCCEEDED) ? 0 : 1;
             BuildReport report = SessionReport.of(manifest.file().toString(), started,
                     clock.millis() - started.toEpochMilli(), exitCode, target, pool, parallelism, settings.retries(),
-                    settings.keepGoing(), logDir, outcomes);
+                    settings.keepGoing(), logDir, outcomes, cache);
+            SessionReport.pruneCache(settings, stderr);
             OutputWriteException notWritten = SessionReport.write(outputs, report, registry, progress);
             if (exitCode == NO_WORKER_EXIT_CODE) {
                 stderr.line("archpool: no worker could start, so no job ran (each is crashed in the report): "

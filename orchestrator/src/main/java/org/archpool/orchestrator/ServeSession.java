@@ -18,6 +18,7 @@ import org.archpool.orchestrator.arch.ArchResolver;
 import org.archpool.orchestrator.arch.ArchSyntaxException;
 import org.archpool.orchestrator.arch.Resolution;
 import org.archpool.orchestrator.arch.ToolchainCheck;
+import org.archpool.orchestrator.cache.BuildCache;
 import org.archpool.orchestrator.manifest.ManifestReader;
 import org.archpool.orchestrator.metrics.BuildMetrics;
 import org.archpool.orchestrator.output.LogFolderLock;
@@ -36,7 +37,6 @@ import org.archpool.orchestrator.report.OutputWriteException;
 import org.archpool.orchestrator.report.ReportFiles;
 import org.archpool.orchestrator.schedule.JobOutcome;
 import org.archpool.orchestrator.schedule.Scheduler;
-import org.archpool.orchestrator.schedule.SchedulerConfig;
 import org.archpool.orchestrator.schedule.SchedulerListener;
 import org.archpool.orchestrator.service.ConnectionWriter;
 import org.archpool.orchestrator.service.JobService;
@@ -170,10 +170,6 @@ public final class ServeSession {
                       Transport transport) throws OutputWriteException {
         Resolution resolution = target.resolution();
         int parallelism = settings.buildParallelism(pool.size());
-        SchedulerConfig config = new SchedulerConfig(resolution.target(), logDir,
-                settings.timeout() == null ? 0 : settings.timeout().toMillis(), parallelism,
-                settings.retries(), true, settings.verify())
-                .withMaxLogBytes(settings.maxLogBytes());
         ReportFiles outputs = settings.outputs().withReport(reportFile);
         ServerMessage.Hello hello = new ServerMessage.Hello(ServerMessage.SERVICE_VERSION, Version.current(),
                 ProcessHandle.current().pid(),
@@ -182,8 +178,10 @@ public final class ServeSession {
                 new ServerMessage.Hello.Pool(pool.mode(), pool.launcher(), pool.size(),
                         pool.deviceIsolation().reportName()), logDir.toString(),
                 reportFile.toString());
-        try (Scheduler scheduler = new Scheduler(pool, config, clock,
-                SchedulerListener.all(logReporter, console, metrics))) {
+        try (BuildCache cache = SessionReport.openCache(settings, resolution.target(), stderr);
+             Scheduler scheduler = new Scheduler(pool,
+                     BuildSession.schedulerConfig(settings, resolution.target(), parallelism, logDir, true, cache),
+                     clock, SchedulerListener.all(logReporter, console, metrics))) {
             JobService service = new JobService(scheduler, pool, new ManifestReader(), clock, hello);
             try (InterruptHook interrupt = new InterruptHook(scheduler, pool, stderr, "serve",
                     () -> service.shutdown(true, "serve was interrupted (SIGINT or SIGTERM)"))) {
@@ -199,7 +197,8 @@ public final class ServeSession {
                 Map<String, Integer> counts = service.outcomeCounts();
                 int exitCode = interrupt.fired() ? InterruptHook.EXIT_CODE : 0;
                 BuildReport report = SessionReport.of(null, started, clock.millis() - started.toEpochMilli(), exitCode,
-                        target, pool, parallelism, settings.retries(), true, logDir, outcomes);
+                        target, pool, parallelism, settings.retries(), true, logDir, outcomes, cache);
+                SessionReport.pruneCache(settings, stderr);
                 OutputWriteException notWritten = SessionReport.write(outputs, report, registry, progress);
                 service.bye(notWritten == null ? reportFile.toString() : null,
                         notWritten == null ? null : notWritten.getMessage());

@@ -1,5 +1,17 @@
 package org.archpool.orchestrator;
 
+import java.io.IOException;
+import java.util.Objects;
+import org.archpool.orchestrator.cache.BuildCache;
+import org.archpool.orchestrator.cache.CacheConfig;
+import org.archpool.orchestrator.cache.CachePruner;
+import org.archpool.orchestrator.cache.CacheResult;
+import org.archpool.orchestrator.cache.CacheSummary;
+import org.archpool.orchestrator.report.ConsoleOutput;
+import org.archpool.protocol.Target;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import io.micrometer.core.instrument.MeterRegistry;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -16,6 +28,8 @@ import org.archpool.orchestrator.schedule.JobOutcome;
 /** The end of a build or a service: its report, assembled from what ran, and its outputs written. */
 final class SessionReport {
 
+    private static final Logger LOG = LoggerFactory.getLogger(SessionReport.class);
+
     private SessionReport() {
     }
 
@@ -27,13 +41,48 @@ final class SessionReport {
      */
     static BuildReport of(String manifest, Instant started, long durationMs, int exitCode, ResolvedTarget target,
                           WorkerPool pool, int buildParallelism, int retries, boolean keepGoing, Path logDir,
-                          List<JobOutcome> outcomes) {
+                          List<JobOutcome> outcomes, BuildCache cache) {
         BuildReport.Pool facts = new BuildReport.Pool(pool.mode(), pool.launcher(), pool.size(), buildParallelism,
                 retries, keepGoing, logDir.toString(), pool.events(), pool.deviceIsolation().reportName());
         Map<String, Integer> counts = new LinkedHashMap<>();
         outcomes.forEach(o -> counts.merge(o.outcome().wireName(), 1, Integer::sum));
+        CacheSummary summary = cache == null ? null : CacheSummary.of(cache.folder(), cache.remote(),
+                outcomes.stream().map(JobOutcome::cacheResult).filter(Objects::nonNull).map(CacheResult::status)
+                        .toList());
         return new BuildReport(BuildReport.SCHEMA_VERSION, Version.current(), manifest, started.toString(),
-                durationMs, exitCode, target.resolution(), target.checked(), facts, counts, outcomes);
+                durationMs, exitCode, target.resolution(), target.checked(), facts, counts, summary, outcomes);
+    }
+
+    /**
+     * The session's build cache for {@code target}, or null without one; what stops working in it is said once on
+     * {@code stderr} and in the coordinator's log.
+     */
+    static BuildCache openCache(BuildSession.Settings settings, Target target, ConsoleOutput stderr) {
+        if (settings.cache() == null) {
+            return null;
+        }
+        return settings.cache().open(target, settings.verify(), note -> {
+            stderr.line(note);
+            LOG.warn(note);
+        });
+    }
+
+    /** {@code --cache-max-size}: the local cache pruned, least recently used first, after the session. */
+    static void pruneCache(BuildSession.Settings settings, ConsoleOutput stderr) {
+        CacheConfig cache = settings.cache();
+        if (cache == null || cache.maxSizeBytes() == null) {
+            return;
+        }
+        try {
+            CachePruner.Pruned pruned = new CachePruner(cache.local(), cache.clock()).prune(cache.maxSizeBytes());
+            LOG.info("cache pruned to {} bytes: {} entries and {} blobs removed", pruned.bytesAfter(),
+                    pruned.entries(), pruned.blobs());
+        } catch (IOException | RuntimeException e) {
+            String note = "archpool: the cache " + cache.local().describe() + " could not be pruned to"
+                    + " --cache-max-size: " + e.getMessage();
+            stderr.line(note);
+            LOG.warn(note);
+        }
     }
 
     /**

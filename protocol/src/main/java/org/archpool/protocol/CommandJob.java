@@ -12,6 +12,10 @@ import java.util.Objects;
  * (an item of its own, replaced by one argv item per architecture); the coordinator expands them for the
  * target before it sends the job, so the argv in a {@link BuildRequest} is concrete and a worker runs it as
  * given.
+ *
+ * <p>{@code inputs} are globs of the files the job reads (sources and headers, relative to {@code cwd} or absolute),
+ * as its author knows them: the build cache hashes them into the job's key. Null when the job declares none, which
+ * makes it uncacheable; an empty list declares that it reads no file. A worker never needs them.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record CommandJob(
@@ -20,7 +24,8 @@ public record CommandJob(
         String cwd,
         Map<String, String> env,
         Long timeoutMs,
-        List<String> artifacts) implements JobSpec {
+        List<String> artifacts,
+        List<String> inputs) implements JobSpec {
 
     public CommandJob {
         JobSpec.requireValidId(id);
@@ -32,6 +37,18 @@ public record CommandJob(
         Objects.requireNonNull(cwd, "command job '" + id + "': cwd");
         env = env == null ? Map.of() : Map.copyOf(env);
         artifacts = artifacts == null ? List.of() : List.copyOf(artifacts);
+        inputs = inputs == null ? null : List.copyOf(inputs);
+    }
+
+    /** A job that declares no inputs (so the build cache cannot key it). */
+    public CommandJob(String id, List<String> argv, String cwd, Map<String, String> env, Long timeoutMs,
+                      List<String> artifacts) {
+        this(id, argv, cwd, env, timeoutMs, artifacts, null);
+    }
+
+    /** This job with {@code argv} in place of its own (the coordinator's expansion of placeholders). */
+    public CommandJob withArgv(List<String> newArgv) {
+        return new CommandJob(id, newArgv, cwd, env, timeoutMs, artifacts, inputs);
     }
 
     @Override
@@ -42,6 +59,6 @@ public record CommandJob(
 
     @Override
     public CommandJob withId(String newId) {
-        return new CommandJob(newId, argv, cwd, env, timeoutMs, artifacts);
+        return new CommandJob(newId, argv, cwd, env, timeoutMs, artifacts, inputs);
     }
 }

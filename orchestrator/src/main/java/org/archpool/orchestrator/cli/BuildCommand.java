@@ -47,6 +47,9 @@ public final class BuildCommand implements Callable<Integer> {
     @Mixin
     CheckOptions checkOptions = new CheckOptions();
 
+    @Mixin
+    CacheOptions cacheOptions = new CacheOptions();
+
     @Option(names = {"-k", "--keep-going"},
             description = "Keep starting jobs after one fails (default: stop starting new ones; all are reported).")
     boolean keepGoing;
@@ -58,7 +61,7 @@ public final class BuildCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         CliContext context = parent.context();
         SessionSetup setup = new SessionSetup(context, archOptions, poolOptions, launcherOptions, outputOptions,
-                checkOptions, isolationOptions);
+                checkOptions, isolationOptions, cacheOptions);
         BuildSession.Settings settings = setup.settings(manifest, keepGoing, report, logDir);
         return new BuildSession(settings, archOptions.resolver(context), setup.toolchain(), setup.launchers(settings),
                 context.clock(), new PrometheusMeterRegistry(PrometheusConfig.DEFAULT), context.out(), context.err())

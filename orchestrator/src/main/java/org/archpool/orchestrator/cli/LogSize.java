@@ -26,13 +26,42 @@ final class LogSize {
      * @throws UsageException for anything else, naming the value and what is accepted
      */
     static Long parse(String value) throws UsageException {
-        String v = value.strip().toUpperCase(Locale.ROOT);
-        if (v.equals("UNLIMITED")) {
+        if (value.strip().equalsIgnoreCase("UNLIMITED")) {
             return null;
         }
-        Matcher m = SIZE.matcher(v);
+        long bytes;
+        try {
+            bytes = bytes(value);
+        } catch (IllegalArgumentException e) {
+            throw invalid(value, e.getMessage());
+        }
+        if (bytes == 0) {
+            return null;
+        }
+        if (bytes < MIN_BYTES) {
+            throw invalid(value, "a cap must be at least 4K, to hold the head, the tail and the line between them");
+        }
+        return bytes;
+    }
+
+    /**
+     * {@code --cache-max-size} and {@code archpool cache prune --max-size}: a size as {@link #parse} reads it,
+     * 0 included (an empty cache).
+     */
+    static long cacheSize(String flag, String value) throws UsageException {
+        try {
+            return bytes(value);
+        } catch (IllegalArgumentException e) {
+            throw new UsageException(flag + " " + value + " is not valid: " + e.getMessage() + ". Give a size such as"
+                    + " 10G, 500M or a number of bytes");
+        }
+    }
+
+    /** A size with an optional binary unit, in bytes; the exception's message says why it is not one. */
+    private static long bytes(String value) {
+        Matcher m = SIZE.matcher(value.strip().toUpperCase(Locale.ROOT));
         if (!m.matches()) {
-            throw invalid(value, "it is not a size");
+            throw new IllegalArgumentException("it is not a size");
         }
         int shift = m.group(2) == null ? 0 : switch (m.group(2)) {
             case "K" -> 10;
@@ -44,19 +73,12 @@ final class LogSize {
         try {
             number = Long.parseLong(m.group(1));
         } catch (NumberFormatException e) {
-            throw invalid(value, "it is too large");
-        }
-        if (number == 0) {
-            return null;
+            throw new IllegalArgumentException("it is too large");
         }
         if (number > Long.MAX_VALUE >> shift) {
-            throw invalid(value, "it is too large");
+            throw new IllegalArgumentException("it is too large");
         }
-        long bytes = number << shift;
-        if (bytes < MIN_BYTES) {
-            throw invalid(value, "a cap must be at least 4K, to hold the head, the tail and the line between them");
-        }
-        return bytes;
+        return number << shift;
     }
 
     private static UsageException invalid(String value, String why) {

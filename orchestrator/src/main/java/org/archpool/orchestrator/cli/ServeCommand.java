@@ -53,6 +53,9 @@ public final class ServeCommand implements Callable<Integer> {
     @Mixin
     CheckOptions checkOptions = new CheckOptions();
 
+    @Mixin
+    CacheOptions cacheOptions = new CacheOptions();
+
     /** Not an option of serve (it always keeps going), kept out of its help: there only to say so. */
     @Option(names = {"-k", "--keep-going"}, hidden = true)
     boolean keepGoing;
@@ -85,7 +88,7 @@ public final class ServeCommand implements Callable<Integer> {
             throw new UsageException("-k/--keep-going does not apply to serve, which always keeps going; leave it out");
         }
         SessionSetup setup = new SessionSetup(context, archOptions, poolOptions, launcherOptions, outputOptions,
-                checkOptions, isolationOptions);
+                checkOptions, isolationOptions, cacheOptions);
         BuildSession.Settings settings = setup.settings(null, true, report, logDir);
         ServeSession.Endpoint endpoint = stdio
                 ? ServeSession.Endpoint.stdio(new FileInputStream(FileDescriptor.in), context.out())

@@ -36,11 +36,12 @@ final class SessionSetup {
     private final OutputOptions output;
     private final CheckOptions checks;
     private final IsolationOptions isolation;
+    private final CacheOptions cache;
     private final Map<String, String> env;
     private final ProcessToolRunner tools;
 
     SessionSetup(CliContext context, ArchOptions arch, PoolOptions pool, LauncherOptions launcher, OutputOptions output,
-                 CheckOptions checks, IsolationOptions isolation) throws UsageException {
+                 CheckOptions checks, IsolationOptions isolation, CacheOptions cache) throws UsageException {
         this.context = context;
         this.arch = arch;
         this.pool = pool;
@@ -48,6 +49,7 @@ final class SessionSetup {
         this.output = output;
         this.checks = checks;
         this.isolation = isolation;
+        this.cache = cache;
         // every output path (these, the defaults, the log folder) is checked by the session, through OutputPaths,
         // before anything runs
         output.check();
@@ -68,7 +70,7 @@ final class SessionSetup {
         return new BuildSession.Settings(manifest, jobs, arch.request(), report, logDir, keepGoing, pool.timeout,
                 pool.retries(), buildParallelism, pool.maxJobsPerWorker(), checks.verification(),
                 new ReportFiles(null, output.metrics, output.trace, output.junit, output.html),
-                output.style(context), columns(context), cpus, output.maxLogBytes());
+                output.style(context), columns(context), cpus, output.maxLogBytes(), cache.open(context, tools));
     }
 
     /** What starts the workers, given the folder for their logs; {@code --isolate-devices} is decided here, once. */

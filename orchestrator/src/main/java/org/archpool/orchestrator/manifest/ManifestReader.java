@@ -307,8 +307,9 @@ public final class ManifestReader {
                     if (!Files.isDirectory(cwdPath)) {
                         throw ctx.error(where + ": cwd " + printable(cwdPath.toString(), 300) + " is not a folder; fix the path");
                     }
+                    List<String> inputs = node.hasNonNull("inputs") ? ctx.stringList(node, "inputs", where) : null;
                     return new CommandJob(id, intern(argv), cwdPath.toString().intern(), internKeys(env), timeoutMs,
-                            artifacts);
+                            artifacts, inputs == null ? null : intern(inputs));
                 }
                 default:
                     throw ctx.error(where + " has the unknown kind " + quote(kind) + "; use \"cmake\" or \"command\"");

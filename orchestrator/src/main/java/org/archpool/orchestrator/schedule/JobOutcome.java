@@ -1,8 +1,13 @@
 package org.archpool.orchestrator.schedule;
 
+import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import java.util.List;
+import org.archpool.orchestrator.cache.CacheLookup;
+import org.archpool.orchestrator.cache.CacheResult;
+import org.archpool.orchestrator.cache.CacheStatus;
 import org.archpool.protocol.Artifact;
 import org.archpool.protocol.BuildResult;
 import org.archpool.protocol.JobSpec;
@@ -25,6 +30,8 @@ import org.archpool.protocol.PhaseTiming;
  * @param warnings        what the user should know about a job that passed (e.g. extra architectures)
  * @param clientJobId     under {@code archpool serve}, the client's name for the job (shown after {@code id});
  *                        null for a manifest's job
+ * @param cacheResult     what the build cache did for the job (the report's {@code cache}, {@code cacheKey} and
+ *                        {@code cacheNote}); null when the build has no cache
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @JsonPropertyOrder({"id", "clientJobId"})
@@ -50,7 +57,8 @@ public record JobOutcome(
         List<Artifact> artifacts,
         List<String> attemptFailures,
         List<String> warnings,
-        String clientJobId) {
+        String clientJobId,
+        @JsonIgnore CacheResult cacheResult) {
 
     public JobOutcome {
         phases = phases == null ? List.of() : List.copyOf(phases);
@@ -66,14 +74,50 @@ public record JobOutcome(
                       String message, List<Artifact> artifacts, List<String> attemptFailures, List<String> warnings) {
         this(id, kind, outcome, exitCode, signal, worker, attempts, startMs, queueWaitMs, configureMs, buildMs,
                 commandMs, inspectMs, totalMs, phases, logPath, logTail, message, artifacts, attemptFailures, warnings,
-                null);
+                null, null);
     }
 
     /** This outcome as the client that named the job {@code clientJobId} is told it. */
     public JobOutcome forClient(String clientJobId) {
         return new JobOutcome(id, kind, outcome, exitCode, signal, worker, attempts, startMs, queueWaitMs,
                 configureMs, buildMs, commandMs, inspectMs, totalMs, phases, logPath, logTail, message, artifacts,
-                attemptFailures, warnings, clientJobId);
+                attemptFailures, warnings, clientJobId, cacheResult);
+    }
+
+    /** This outcome with what the build cache did for the job. */
+    public JobOutcome withCache(CacheResult cache) {
+        return new JobOutcome(id, kind, outcome, exitCode, signal, worker, attempts, startMs, queueWaitMs,
+                configureMs, buildMs, commandMs, inspectMs, totalMs, phases, logPath, logTail, message, artifacts,
+                attemptFailures, warnings, clientJobId, cache);
+    }
+
+    /** {@code hit}, {@code remote-hit}, {@code miss}, {@code stored}, {@code uncacheable} or {@code rejected}. */
+    @JsonProperty("cache")
+    public String cache() {
+        return cacheResult == null ? null : cacheResult.status().wireName();
+    }
+
+    /** The job's cache key (SHA-256), when it has one. */
+    @JsonProperty("cacheKey")
+    public String cacheKey() {
+        return cacheResult == null ? null : cacheResult.key();
+    }
+
+    /** Why the job was uncacheable, rejected, or not stored. */
+    @JsonProperty("cacheNote")
+    public String cacheNote() {
+        return cacheResult == null ? null : cacheResult.note();
+    }
+
+    /**
+     * A job restored from the cache: {@code succeeded} with the artifacts as the inspector read them again, no
+     * worker and no attempt; {@code totalMs} is the lookup and restore.
+     */
+    public static JobOutcome restored(JobSpec job, CacheLookup.Hit hit, long atMs, long queueWaitMs,
+                                      String logPath) {
+        return new JobOutcome(job.id(), job.kind(), Outcome.SUCCEEDED, 0, null, null, 0, atMs, queueWaitMs, 0, 0, 0,
+                0, hit.restoreMs(), null, logPath, null, null, hit.artifacts(), null, null, null,
+                new CacheResult(hit.remote() ? CacheStatus.REMOTE_HIT : CacheStatus.HIT, hit.key().sha256(), null));
     }
 
     /**

@@ -1,5 +1,6 @@
 package org.archpool.orchestrator.schedule;
 
+import java.nio.file.Path;
 import java.time.Clock;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -7,6 +8,10 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
+import org.archpool.orchestrator.cache.BuildCache;
+import org.archpool.orchestrator.cache.CacheLookup;
+import org.archpool.orchestrator.cache.CacheResult;
+import org.archpool.orchestrator.cache.CacheStatus;
 import org.archpool.orchestrator.pool.Worker;
 import org.archpool.orchestrator.pool.WorkerFailedException;
 import org.archpool.orchestrator.pool.WorkerFailure;
@@ -68,6 +73,30 @@ final class JobRun {
         if (tooLarge != null) {
             return JobOutcome.unsent(job, attempts, queueWait, clock.millis() - dispatchedAt, tooLarge);
         }
+        BuildCache cache = config.cache();
+        if (cache == null) {
+            return send(slot, job, concrete, timeoutMs, attempts, queueWait, dispatchedAt, onStart);
+        }
+        CacheLookup lookup = cache.lookup(concrete, config.logPath(job, 1));
+        if (lookup instanceof CacheLookup.Hit hit) {
+            return JobOutcome.restored(job, hit, dispatchedAt - origin, queueWait, config.logPath(job, 1).toString());
+        }
+        JobOutcome built = send(slot, job, concrete, timeoutMs, attempts, queueWait, dispatchedAt, onStart);
+        if (lookup instanceof CacheLookup.Uncacheable u) {
+            return built.withCache(CacheResult.uncacheable(u.reason()));
+        }
+        CacheLookup.Miss miss = (CacheLookup.Miss) lookup;
+        if (built.outcome() == Outcome.SUCCEEDED) {
+            return built.withCache(cache.store(miss, concrete.job(), built.artifacts(), built.totalMs(),
+                    built.logPath() == null ? null : Path.of(built.logPath())));
+        }
+        return built.withCache(new CacheResult(miss.rejected() != null ? CacheStatus.REJECTED : CacheStatus.MISS,
+                miss.key().sha256(), miss.rejected()));
+    }
+
+    /** Sends the job to the slot's worker, retrying when the infrastructure fails, and judges what it built. */
+    private JobOutcome send(int slot, JobSpec job, ConcreteJob concrete, long timeoutMs, Attempts attempts,
+                            long queueWait, long dispatchedAt, Consumer<JobStart> onStart) {
         for (int attempt = 1; attempt <= config.retries() + 1; attempt++) {
             String stoppedBefore = stop.stopReason(job.id());
             if (stoppedBefore != null && attempt > 1) {

@@ -2,6 +2,7 @@ package org.archpool.orchestrator.schedule;
 
 import java.nio.file.Path;
 import java.util.Objects;
+import org.archpool.orchestrator.cache.BuildCache;
 import org.archpool.orchestrator.output.LogLayout;
 import org.archpool.orchestrator.toolchain.JobPlanner;
 import org.archpool.orchestrator.verify.ArtifactJudge;
@@ -22,10 +23,11 @@ import org.archpool.protocol.Target;
  * @param planner           makes each job's steps concrete for {@code target} before it is sent
  * @param judge             decides whether the GPU code in a succeeded job's artifacts is what was asked for
  * @param maxLogBytes       the cap of each job's log ({@code --max-log-size}); null for none
+ * @param cache             looks each job up before it is sent and stores what succeeded; null for none
  */
 public record SchedulerConfig(Target target, Path logDir, long defaultTimeoutMs, int buildParallelism,
                               int retries, boolean keepGoing, JobPlanner planner, ArtifactJudge judge,
-                              Long maxLogBytes) {
+                              Long maxLogBytes, BuildCache cache) {
 
     /** {@code --max-log-size}'s default: 64 MiB. */
     public static final Long DEFAULT_MAX_LOG_BYTES = 64L << 20;
@@ -37,10 +39,23 @@ public record SchedulerConfig(Target target, Path logDir, long defaultTimeoutMs,
                 DEFAULT_MAX_LOG_BYTES);
     }
 
+    /** Without a cache. */
+    public SchedulerConfig(Target target, Path logDir, long defaultTimeoutMs, int buildParallelism, int retries,
+                           boolean keepGoing, JobPlanner planner, ArtifactJudge judge, Long maxLogBytes) {
+        this(target, logDir, defaultTimeoutMs, buildParallelism, retries, keepGoing, planner, judge, maxLogBytes,
+                null);
+    }
+
     /** This configuration with each job's log capped at {@code bytes} (null: no cap). */
     public SchedulerConfig withMaxLogBytes(Long bytes) {
         return new SchedulerConfig(target, logDir, defaultTimeoutMs, buildParallelism, retries, keepGoing, planner,
-                judge, bytes);
+                judge, bytes, cache);
+    }
+
+    /** This configuration with {@code cache} (null: none). */
+    public SchedulerConfig withCache(BuildCache buildCache) {
+        return new SchedulerConfig(target, logDir, defaultTimeoutMs, buildParallelism, retries, keepGoing, planner,
+                judge, maxLogBytes, buildCache);
     }
 
     /** With the standard planner and the default verification: {@code --verify strict}, hostcalls allowed. */

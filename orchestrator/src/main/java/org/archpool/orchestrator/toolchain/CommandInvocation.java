@@ -39,8 +39,6 @@ public final class CommandInvocation {
      */
     public static CommandJob concrete(CommandJob command, Target target) {
         List<String> argv = argv(command, target);
-        return argv.equals(command.argv()) ? command
-                : new CommandJob(command.id(), argv, command.cwd(), command.env(), command.timeoutMs(),
-                        command.artifacts());
+        return argv.equals(command.argv()) ? command : command.withArgv(argv);
     }
 }

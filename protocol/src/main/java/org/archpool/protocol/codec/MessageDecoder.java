@@ -68,7 +68,7 @@ final class MessageDecoder {
         }
         if ("command".equals(kind)) {
             return new CommandJob(job.string("id"), job.strings("argv"), job.string("cwd"), job.stringMap("env"),
-                    job.optionalNumber("timeoutMs"), job.strings("artifacts"));
+                    job.optionalNumber("timeoutMs"), job.strings("artifacts"), job.strings("inputs"));
         }
         throw new IllegalArgumentException("build.job.kind must be cmake or command, not "
                 + (kind == null ? "missing" : "'" + kind + "'"));

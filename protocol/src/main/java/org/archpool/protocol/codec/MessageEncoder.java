@@ -141,6 +141,9 @@ final class MessageEncoder {
             g.writeNumberField("timeoutMs", job.timeoutMs());
         }
         strings(g, "artifacts", job.artifacts());
+        if (job instanceof CommandJob c && c.inputs() != null) {
+            strings(g, "inputs", c.inputs());
+        }
         g.writeEndObject();
     }
 

@@ -1,0 +1,295 @@
+package org.archpool.orchestrator.cache;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+import java.util.function.Consumer;
+import org.archpool.orchestrator.toolchain.ConcreteJob;
+import org.archpool.orchestrator.verify.ArtifactJudge;
+import org.archpool.orchestrator.verify.Verdict;
+import org.archpool.protocol.Artifact;
+import org.archpool.protocol.CommandJob;
+import org.archpool.protocol.JobSpec;
+import org.archpool.protocol.Target;
+import org.archpool.worker.inspect.GpuCodeInspector;
+
+/**
+ * The build cache of one build or {@code serve}: looks each job up before it is sent to a worker, and stores each
+ * one that succeeded. A hit is never taken on trust ({@link EntryRestorer}): its artifacts are read again and judged
+ * strictly against the target, whatever {@code --verify} says for fresh builds; a damaged or mismatched entry is
+ * evicted and the job rebuilt. The cache never costs a job its outcome: a folder or server that fails is reported
+ * once, and the build goes on without it.
+ */
+public final class BuildCache implements AutoCloseable {
+
+    private final DiskCache local;
+    private final CacheBackend remote;
+    private final boolean remoteWrites;
+    private final Target target;
+    private final ToolchainIdentity toolchain;
+    private final FileHashes hashes;
+    private final JobInputs inputs;
+    private final String path;
+    private final ArtifactJudge strict;
+    private final EntryRestorer restorer;
+    private final Clock clock;
+    private final Consumer<String> notes;
+    private volatile boolean remoteUp = true;
+    private volatile boolean localWritable = true;
+
+    /**
+     * @param remote       the remote cache, or null
+     * @param remoteWrites whether jobs built here are stored on the remote ({@code --remote-cache-read-only} off)
+     * @param environment  the environment jobs inherit, for the {@code PATH} their programs are found on
+     * @param strict       judges restored GPU code: strict verification at least, whatever {@code --verify} says
+     * @param notes        told once of a cache that stopped working, for the console and the coordinator's log
+     */
+    public BuildCache(DiskCache local, CacheBackend remote, boolean remoteWrites, Target target,
+                      ToolchainIdentity toolchain, FileHashes hashes, Map<String, String> environment,
+                      ArtifactJudge strict, Clock clock, Consumer<String> notes) {
+        this.local = local;
+        this.remote = remote;
+        this.remoteWrites = remoteWrites;
+        this.target = target;
+        this.toolchain = toolchain;
+        this.hashes = hashes;
+        this.inputs = new JobInputs(hashes);
+        this.path = environment.get("PATH");
+        this.strict = strict;
+        this.restorer = new EntryRestorer(new GpuCodeInspector(), strict);
+        this.clock = clock;
+        this.notes = notes;
+    }
+
+    /** Where the local cache is, for the report. */
+    public String folder() {
+        return local.describe();
+    }
+
+    /** The remote cache, for the report (never with credentials); null when there is none. */
+    public String remote() {
+        return remote == null ? null : remote.describe();
+    }
+
+    /**
+     * Looks the job up; on a hit its artifacts are in place and {@code logFile} holds the log of the build that
+     * made them.
+     */
+    public CacheLookup lookup(ConcreteJob concrete, Path logFile) {
+        long started = clock.millis();
+        JobSpec job = concrete.job();
+        JobInputs.Digest digest = inputs.digest(job);
+        if (digest instanceof JobInputs.Digest.Unavailable u) {
+            return new CacheLookup.Uncacheable(u.reason());
+        }
+        String program = job instanceof CommandJob c ? ToolchainIdentity.program(c.argv().get(0), path, hashes) : null;
+        ActionKey key = ActionKey.of(concrete, target, toolchain, ((JobInputs.Digest.Of) digest).sha256(), program);
+        String rejected = null;
+        byte[] bytes = readAction(local, key.sha256(), false);
+        if (bytes != null) {
+            try {
+                Restored r = restore(job, key, bytes, local::readBlob, logFile, false);
+                return new CacheLookup.Hit(key, r.entry(), r.artifacts(), false, clock.millis() - started);
+            } catch (EntryRestorer.Refused r) {
+                rejected = r.getMessage();
+                evict(local, key.sha256(), r.damagedBlob);
+            } catch (IOException e) {
+                rejected = "the entry could not be restored: " + e.getMessage();
+                evict(local, key.sha256(), null);
+            }
+        }
+        if (remote != null && remoteUp) {
+            bytes = readAction(remote, key.sha256(), true);
+            if (bytes != null) {
+                try {
+                    Restored r = restore(job, key, bytes, this::remoteBlob, logFile, true);
+                    keepLocally(key, bytes, r.entry());
+                    return new CacheLookup.Hit(key, r.entry(), r.artifacts(), true, clock.millis() - started);
+                } catch (EntryRestorer.Refused r) {
+                    rejected = (rejected == null ? "" : rejected + "; and the remote's: ") + r.getMessage();
+                    if (remoteWrites) {
+                        evict(remote, key.sha256(), null);
+                    }
+                } catch (IOException e) {
+                    rejected = (rejected == null ? "" : rejected + "; and the remote's: ")
+                            + "the remote entry could not be restored: " + e.getMessage();
+                }
+            }
+        }
+        return new CacheLookup.Miss(key, rejected);
+    }
+
+    private record Restored(ActionEntry entry, List<Artifact> artifacts) {
+    }
+
+    private Restored restore(JobSpec job, ActionKey key, byte[] bytes, EntryRestorer.BlobSource blobs,
+                                Path logFile, boolean remoteEntry) throws EntryRestorer.Refused, IOException {
+        ActionEntry entry;
+        try {
+            entry = ActionEntry.fromJson(bytes, key.sha256());
+        } catch (IOException e) {
+            throw new EntryRestorer.Refused(e.getMessage(), null);
+        }
+        List<String> archs = List.copyOf(new TreeSet<>(target.archs()));
+        if (!target.platform().wireName().equals(entry.platform()) || !archs.equals(entry.archs())) {
+            throw new EntryRestorer.Refused("the entry was stored for " + entry.platform() + " " + entry.archs()
+                    + ", not for this build's target " + target.platform().wireName() + " " + archs, null);
+        }
+        List<Artifact> restored = restorer.restore(job, target, entry, blobs);
+        String header = "archpool: " + job.id() + " restored from the " + (remoteEntry ? "remote " : "")
+                + "cache (key " + key.sha256() + "), built by job " + entry.jobId() + " at "
+                + Instant.ofEpochMilli(entry.createdAtMs()) + " in " + entry.buildMs() + " ms; its log follows\n";
+        EntryRestorer.restoreLog(header, entry, blobs, logFile);
+        return new Restored(entry, restored);
+    }
+
+    /**
+     * Stores a job that succeeded and passed its verification; its artifacts must also pass strict verification
+     * and have been read completely, since a hit is judged that way.
+     *
+     * @param buildMs how long the job took, recorded for the report of later hits
+     */
+    public CacheResult store(CacheLookup.Miss miss, JobSpec job, List<Artifact> artifacts, long buildMs,
+                             Path logFile) {
+        String key = miss.key().sha256();
+        CacheStatus built = miss.rejected() != null ? CacheStatus.REJECTED : CacheStatus.MISS;
+        String reason = notStorable(job, artifacts);
+        if (reason != null) {
+            return new CacheResult(built, key, join(miss.rejected(), "not stored: " + reason));
+        }
+        if (!localWritable) {
+            return new CacheResult(built, key, join(miss.rejected(), "not stored: the cache folder cannot be written"));
+        }
+        List<ActionEntry.StoredArtifact> stored = new ArrayList<>();
+        ActionEntry entry;
+        try {
+            for (Artifact a : artifacts) {
+                Path file = Path.of(a.path());
+                String digest = Digests.ofFile(file);
+                local.writeBlob(digest, file);
+                stored.add(new ActionEntry.StoredArtifact(a.path(), digest, Files.size(file),
+                        Files.isExecutable(file), a.archs(), a.hostcallKernels()));
+            }
+            ActionEntry.Blob log = null;
+            if (logFile != null && Files.isRegularFile(logFile, LinkOption.NOFOLLOW_LINKS)) {
+                String digest = Digests.ofFile(logFile);
+                local.writeBlob(digest, logFile);
+                log = new ActionEntry.Blob(digest, Files.size(logFile));
+            }
+            entry = new ActionEntry(ActionKey.VERSION, key, job.id(), target.platform().wireName(),
+                    List.copyOf(new TreeSet<>(target.archs())), clock.millis(), buildMs, stored, log);
+            local.writeAction(key, entry.toJson());
+        } catch (IOException | RuntimeException e) {
+            localWritable = false;
+            notes.accept("archpool: the cache folder " + local.describe() + " cannot be written (" + e.getMessage()
+                    + "); jobs are built as usual and not stored (free space, or make it writable)");
+            return new CacheResult(built, key, join(miss.rejected(), "not stored: " + e.getMessage()));
+        }
+        if (remote != null && remoteWrites && remoteUp) {
+            try {
+                for (ActionEntry.StoredArtifact a : stored) {
+                    if (!remote.hasBlob(a.sha256())) {
+                        remote.writeBlob(a.sha256(), Path.of(a.path()));
+                    }
+                }
+                if (entry.log() != null && !remote.hasBlob(entry.log().sha256())) {
+                    remote.writeBlob(entry.log().sha256(), logFile);
+                }
+                remote.writeAction(key, entry.toJson());
+            } catch (IOException e) {
+                remoteFailed(e);
+            }
+        }
+        return new CacheResult(miss.rejected() != null ? CacheStatus.REJECTED : CacheStatus.STORED, key,
+                miss.rejected());
+    }
+
+    /** Why a succeeded job's artifacts cannot be stored, or null when they can. */
+    private String notStorable(JobSpec job, List<Artifact> artifacts) {
+        for (Artifact a : artifacts) {
+            if (a.problem() != null) {
+                return a.path() + " could not be read completely (" + a.problem() + ")";
+            }
+            if (!Files.isRegularFile(Path.of(a.path()), LinkOption.NOFOLLOW_LINKS)) {
+                return a.path() + " is no longer a regular file";
+            }
+        }
+        Verdict verdict = strict.judge(job, target, artifacts);
+        return verdict.passed() ? null : "its GPU code does not pass strict verification (" + verdict.failure() + ")";
+    }
+
+    private byte[] readAction(CacheBackend backend, String key, boolean isRemote) {
+        try {
+            return backend.readAction(key);
+        } catch (IOException e) {
+            if (isRemote) {
+                remoteFailed(e);
+            }
+            return null;
+        }
+    }
+
+    private boolean remoteBlob(String sha256, Path into) throws IOException {
+        try {
+            return remote.readBlob(sha256, into);
+        } catch (IOException e) {
+            remoteFailed(e);
+            throw e;
+        }
+    }
+
+    /** A remote hit is also kept in the local cache, so that the next build finds it here. */
+    private void keepLocally(ActionKey key, byte[] bytes, ActionEntry entry) {
+        if (!localWritable) {
+            return;
+        }
+        try {
+            for (ActionEntry.StoredArtifact a : entry.artifacts()) {
+                local.writeBlob(a.sha256(), Path.of(a.path()));
+            }
+            local.writeAction(key.sha256(), bytes);
+        } catch (IOException e) {
+            // the next build asks the remote again
+        }
+    }
+
+    private void evict(CacheBackend backend, String key, String damagedBlob) {
+        try {
+            backend.removeAction(key);
+            if (damagedBlob != null && backend instanceof DiskCache disk) {
+                disk.removeBlob(damagedBlob);
+            }
+        } catch (IOException e) {
+            // a read-only cache keeps the entry; it is refused again next time, never used
+        }
+    }
+
+    private synchronized void remoteFailed(IOException e) {
+        if (remoteUp) {
+            remoteUp = false;
+            notes.accept("archpool: the remote cache " + remote.describe() + " failed (" + e.getMessage()
+                    + "); the rest of this build uses the local cache only");
+        }
+    }
+
+    private static String join(String first, String second) {
+        return first == null ? second : first + "; " + second;
+    }
+
+    /** Keeps the file digests learnt by this build for the next one. */
+    @Override
+    public void close() {
+        try {
+            hashes.save();
+        } catch (IOException e) {
+            // the next build hashes its inputs again
+        }
+    }
+}

@@ -1,0 +1,31 @@
+package org.archpool.orchestrator.cache;
+
+import java.util.List;
+import org.archpool.protocol.Artifact;
+
+/** What looking a job up in the cache gave. */
+public sealed interface CacheLookup {
+
+    /** The job has no key; it is built and not stored. */
+    record Uncacheable(String reason) implements CacheLookup {
+    }
+
+    /**
+     * The job is to be built, and stored under {@code key} if it succeeds.
+     *
+     * @param rejected why an entry found under the key was refused (and evicted), or null when there was none
+     */
+    record Miss(ActionKey key, String rejected) implements CacheLookup {
+    }
+
+    /**
+     * The job's artifacts are in place, restored from the entry and judged against the target.
+     *
+     * @param artifacts what the inspector found in the restored files
+     * @param remote    whether the entry came from the remote cache
+     * @param restoreMs how long looking it up and restoring it took
+     */
+    record Hit(ActionKey key, ActionEntry entry, List<Artifact> artifacts, boolean remote, long restoreMs)
+            implements CacheLookup {
+    }
+}

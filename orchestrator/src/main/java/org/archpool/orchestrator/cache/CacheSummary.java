@@ -1,0 +1,44 @@
+package org.archpool.orchestrator.cache;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * The report's {@code cache}: where the cache was, how many jobs each cache status had, and the hit rate.
+ *
+ * @param remote  the remote cache's URL (without credentials), or null
+ * @param jobs    jobs per status ({@code hit}, {@code remote-hit}, {@code miss}, {@code stored},
+ *                {@code uncacheable}, {@code rejected}), every status present
+ * @param hitRate restored jobs ÷ jobs looked up (all but the uncacheable ones); 0 when none was looked up
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public record CacheSummary(String folder, String remote, Map<String, Integer> jobs, double hitRate) {
+
+    /** @param statuses the cache status of each job that has one */
+    public static CacheSummary of(String folder, String remote, Collection<CacheStatus> statuses) {
+        Map<String, Integer> jobs = new LinkedHashMap<>();
+        for (CacheStatus s : CacheStatus.values()) {
+            jobs.put(s.wireName(), 0);
+        }
+        int restored = 0;
+        int lookedUp = 0;
+        for (CacheStatus s : statuses) {
+            jobs.merge(s.wireName(), 1, Integer::sum);
+            if (s != CacheStatus.UNCACHEABLE) {
+                lookedUp++;
+            }
+            if (s.restored()) {
+                restored++;
+            }
+        }
+        double rate = lookedUp == 0 ? 0 : Math.round(1000.0 * restored / lookedUp) / 1000.0;
+        return new CacheSummary(folder, remote, jobs, rate);
+    }
+
+    /** Jobs restored, local and remote. */
+    public int restored() {
+        return jobs.get(CacheStatus.HIT.wireName()) + jobs.get(CacheStatus.REMOTE_HIT.wireName());
+    }
+}

@@ -1,0 +1,152 @@
+package org.archpool.orchestrator.cache;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+import org.archpool.orchestrator.verify.ArtifactJudge;
+import org.archpool.orchestrator.verify.Verdict;
+import org.archpool.protocol.Artifact;
+import org.archpool.protocol.JobSpec;
+import org.archpool.protocol.Target;
+import org.archpool.worker.inspect.GpuCode;
+import org.archpool.worker.inspect.GpuCodeInspector;
+
+/**
+ * Puts an entry's artifacts in place, or nothing: each blob is copied to a temporary file beside its artifact's path
+ * and its digest checked on the way; every copy is read again by the GPU-code inspector, whose findings must be
+ * what the entry recorded and must pass the strict judge against the target; only then are the copies renamed over
+ * their paths. Any failure removes every copy and says why, and no file of the job is touched.
+ */
+final class EntryRestorer {
+
+    /** Where a blob comes from: the backend that held the entry, or the local cache first. */
+    interface BlobSource {
+        /** Copies the blob into {@code into} (which does not exist); false when no backend has it. */
+        boolean copy(String sha256, Path into) throws IOException;
+    }
+
+    /** Why an entry cannot be used. */
+    static final class Refused extends Exception {
+        /** The blob whose bytes did not match its name, to be removed from where it came from; or null. */
+        final String damagedBlob;
+
+        Refused(String message, String damagedBlob) {
+            super(message);
+            this.damagedBlob = damagedBlob;
+        }
+    }
+
+    private final GpuCodeInspector inspector;
+    private final ArtifactJudge strict;
+
+    EntryRestorer(GpuCodeInspector inspector, ArtifactJudge strict) {
+        this.inspector = inspector;
+        this.strict = strict;
+    }
+
+    /** @return the restored artifacts, as the inspector found them */
+    List<Artifact> restore(JobSpec job, Target target, ActionEntry entry, BlobSource blobs)
+            throws Refused, IOException {
+        List<Path> copies = new ArrayList<>();
+        try {
+            List<Artifact> found = new ArrayList<>();
+            for (ActionEntry.StoredArtifact a : entry.artifacts()) {
+                Path path = Path.of(a.path());
+                Path copy = copyBeside(path, a, blobs, copies);
+                GpuCode code = inspect(copy, path);
+                Artifact artifact = new Artifact(path.toString(), code.archs(),
+                        code.problems().isEmpty() ? null : String.join("; ", code.problems()), code.hostcallKernels());
+                if (!artifact.archs().equals(a.archs())) {
+                    throw new Refused(path + " holds " + show(artifact.archs()) + " but the entry recorded "
+                            + show(a.archs()), null);
+                }
+                found.add(artifact);
+            }
+            Verdict verdict = strict.judge(job, target, found);
+            if (!verdict.passed()) {
+                throw new Refused("its GPU code does not pass strict verification against the target: "
+                        + verdict.failure(), null);
+            }
+            for (int i = 0; i < copies.size(); i++) {
+                Files.move(copies.get(i), Path.of(entry.artifacts().get(i).path()),
+                        StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            }
+            copies.clear();
+            return found;
+        } finally {
+            for (Path copy : copies) {
+                Files.deleteIfExists(copy);
+            }
+        }
+    }
+
+    /** Copies the log blob to {@code logFile} after {@code header}; a log that is gone is said so. */
+    static void restoreLog(String header, ActionEntry entry, BlobSource blobs, Path logFile) throws IOException {
+        Files.createDirectories(logFile.getParent());
+        Path tmp = logFile.resolveSibling(logFile.getFileName() + ".restoring");
+        Files.deleteIfExists(tmp);
+        boolean restored = false;
+        if (entry.log() != null) {
+            restored = blobs.copy(entry.log().sha256(), tmp);
+        }
+        try (OutputStream out = Files.newOutputStream(logFile, StandardOpenOption.CREATE,
+                StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
+            out.write(header.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            if (restored) {
+                try (InputStream in = Files.newInputStream(tmp)) {
+                    in.transferTo(out);
+                }
+            } else {
+                out.write("archpool: the log of that build is not in the cache\n"
+                        .getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            }
+        } finally {
+            Files.deleteIfExists(tmp);
+        }
+    }
+
+    /** The blob of {@code a} copied beside its path, checked; the copy's path is added to {@code copies} first. */
+    private Path copyBeside(Path path, ActionEntry.StoredArtifact a, BlobSource blobs, List<Path> copies)
+            throws Refused, IOException {
+        Path folder = path.getParent();
+        Files.createDirectories(folder);
+        if (Files.isDirectory(path, LinkOption.NOFOLLOW_LINKS)) {
+            throw new Refused(path + " is a folder now, where the entry has a file", null);
+        }
+        Path copy = folder.resolve(".archpool-restore-" + Long.toHexString(ThreadLocalRandom.current().nextLong())
+                + "-" + path.getFileName());
+        copies.add(copy);
+        if (!blobs.copy(a.sha256(), copy)) {
+            throw new Refused("its blob " + a.sha256() + " (" + path.getFileName() + ") is missing", null);
+        }
+        String digest = Digests.ofFile(copy);
+        if (!digest.equals(a.sha256()) || Files.size(copy) != a.size()) {
+            throw new Refused("the blob " + a.sha256() + " (" + path.getFileName() + ") does not match its"
+                    + " digest (its bytes hash to " + digest + ")", a.sha256());
+        }
+        Files.setPosixFilePermissions(copy, PosixFilePermissions.fromString(a.executable() ? "rwxr-xr-x"
+                : "rw-r--r--"));
+        return copy;
+    }
+
+    private GpuCode inspect(Path copy, Path path) throws Refused {
+        try {
+            return inspector.inspect(copy);
+        } catch (IOException | RuntimeException | OutOfMemoryError e) {
+            throw new Refused(path + " could not be read again: " + e.getMessage(), null);
+        }
+    }
+
+    private static String show(List<String> archs) {
+        return archs.isEmpty() ? "no GPU code" : String.join(" ", archs);
+    }
+}
