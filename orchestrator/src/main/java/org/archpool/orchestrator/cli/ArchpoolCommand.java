@@ -8,7 +8,8 @@ import picocli.CommandLine.Command;
         mixinStandardHelpOptions = true,
         versionProvider = ArchpoolCommand.VersionProvider.class,
         description = "Compiles many GPU kernels in parallel, for the right GPU, in a pool of GPU-blind workers.",
-        subcommands = {BuildCommand.class, ServeCommand.class, ArchCommand.class, InspectCommand.class},
+        subcommands = {BuildCommand.class, ServeCommand.class, ArchCommand.class, InspectCommand.class,
+                CacheCommand.class},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {
             "0:every job succeeded",

@@ -1,7 +1,6 @@
 package org.archpool.orchestrator.cli;
 
 import java.net.URI;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import org.archpool.orchestrator.cache.CacheConfig;
@@ -9,22 +8,17 @@ import org.archpool.orchestrator.cache.CacheSetupException;
 import org.archpool.orchestrator.cache.DiskCache;
 import org.archpool.orchestrator.cache.HttpCache;
 import org.archpool.orchestrator.tool.ToolRunner;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** The build cache: where it is, a remote one, and how large it may grow. {@code build} and {@code serve}. */
 public final class CacheOptions {
 
-    /** The variable that names the cache folder when {@code --cache} is not given. */
-    public static final String CACHE_DIR_VARIABLE = "ARCHPOOL_CACHE_DIR";
     /** The variable that holds one header ({@code Name: value}) sent with every remote cache request. */
     public static final String REMOTE_HEADER_VARIABLE = "ARCHPOOL_REMOTE_CACHE_HEADER";
 
-    @Option(names = "--cache", paramLabel = "DIR",
-            description = "The build cache folder (default: $" + CACHE_DIR_VARIABLE + ", else"
-                    + " $XDG_CACHE_HOME/archpool or ~/.cache/archpool; created with mode 0700). A job whose key (what"
-                    + " it runs and reads, the toolchain, the target) is there is restored instead of built, after"
-                    + " its GPU code is checked against the target.")
-    Path cache;
+    @Mixin
+    CacheDirOption dir = new CacheDirOption();
 
     @Option(names = "--no-cache", description = "Build every job; look nothing up and store nothing.")
     boolean noCache;
@@ -57,7 +51,7 @@ public final class CacheOptions {
      */
     CacheConfig open(CliContext context, ToolRunner tools) throws UsageException {
         if (noCache) {
-            if (cache != null || remoteCache != null || maxSize != null || remoteReadOnly) {
+            if (dir.given() || remoteCache != null || maxSize != null || remoteReadOnly) {
                 throw new UsageException("--no-cache turns the build cache off, so --cache, --remote-cache,"
                         + " --remote-cache-read-only and --cache-max-size cannot go with it; drop one or the other");
             }
@@ -79,36 +73,11 @@ public final class CacheOptions {
             remote = new HttpCache(URI.create(remoteCache), header, remoteTimeout);
         }
         try {
-            DiskCache local = DiskCache.open(folder(env), context.clock());
+            DiskCache local = DiskCache.open(dir.folder(env), context.clock());
             return new CacheConfig(local, remote, remote != null && !remoteReadOnly, maxBytes, env, tools,
                     context.clock());
         } catch (CacheSetupException e) {
             throw new UsageException(e.getMessage());
         }
-    }
-
-    private Path folder(Map<String, String> env) throws UsageException {
-        if (cache != null) {
-            return cache.toAbsolutePath();
-        }
-        String named = env.get(CACHE_DIR_VARIABLE);
-        if (named != null && !named.isBlank()) {
-            Path p = Path.of(named);
-            if (!p.isAbsolute()) {
-                throw new UsageException("$" + CACHE_DIR_VARIABLE + " is " + named + ", which is not an absolute"
-                        + " path; set it to one, or pass --cache DIR");
-            }
-            return p;
-        }
-        String xdg = env.get("XDG_CACHE_HOME");
-        if (xdg != null && xdg.startsWith("/")) {
-            return Path.of(xdg, "archpool");
-        }
-        String home = env.get("HOME");
-        if (home == null || !home.startsWith("/")) {
-            throw new UsageException("no cache folder: $HOME is not set to an absolute path; pass --cache DIR, set $"
-                    + CACHE_DIR_VARIABLE + ", or pass --no-cache");
-        }
-        return Path.of(home, ".cache", "archpool");
     }
 }

@@ -37,6 +37,7 @@ public final class BuildMetrics implements SchedulerListener, Consumer<WorkerEve
     static final String WORKERS_BUSY = "archpool.workers.busy";
     static final String WORKERS_IDLE = "archpool.workers.idle";
     static final String QUEUE_LENGTH = "archpool.queue.length";
+    static final String CACHE = "archpool.cache.jobs";
 
     private final MeterRegistry registry;
 
@@ -76,6 +77,11 @@ public final class BuildMetrics implements SchedulerListener, Consumer<WorkerEve
         String outcome = o.outcome().wireName();
         Counter.builder(JOBS).description("Jobs by outcome").tag("kind", kind).tag("outcome", outcome)
                 .register(registry).increment();
+        if (o.cache() != null) {
+            Counter.builder(CACHE).description("Jobs by what the build cache did for them (hit, remote-hit, miss,"
+                    + " stored, uncacheable, rejected)").tag("kind", kind).tag("result", o.cache())
+                    .register(registry).increment();
+        }
         if (o.attempts() > 1) {
             Counter.builder(RETRIES).description("Attempts beyond the first, after a worker failed")
                     .tag("kind", kind).register(registry).increment(o.attempts() - 1.0);

@@ -6,7 +6,11 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.function.Consumer;
+import org.archpool.orchestrator.cache.CacheResult;
+import org.archpool.orchestrator.cache.CacheStatus;
+import org.archpool.orchestrator.cache.CacheSummary;
 import org.archpool.orchestrator.pool.WorkerEvent;
 import org.archpool.orchestrator.report.ConsoleStyle.Verbosity;
 import org.archpool.orchestrator.schedule.JobOutcome;
@@ -82,6 +86,8 @@ public final class ConsoleReporter implements SchedulerListener, Consumer<Worker
                         .append(o.id()).append(' ').append(paint(o.outcome(), o.outcome().wireName()));
                 if (o.worker() != null) {
                     text.append(" on ").append(o.worker());
+                } else if (o.cacheResult() != null && o.cacheResult().status().restored()) {
+                    text.append(" from the ").append(o.cache().equals("remote-hit") ? "remote " : "").append("cache");
                 }
                 text.append(" (").append(seconds(o.totalMs())).append(')');
                 if (!ok && o.message() != null) {
@@ -150,11 +156,42 @@ public final class ConsoleReporter implements SchedulerListener, Consumer<Worker
                 stream.printf(format, j.id(), paint(j.outcome(), pad(j.outcome().wireName())),
                         seconds(j.totalMs()), seconds(j.queueWaitMs()), seconds(j.configureMs()),
                         seconds(j.buildMs() + j.commandMs()), seconds(j.inspectMs()),
-                        j.worker() == null ? "-" : j.worker(), UntrustedText.forTerminal(archs));
+                        j.worker() != null ? j.worker() : restored(j) ? "cache" : "-",
+                        UntrustedText.forTerminal(archs));
             }
+        }
+        String cache = cacheLine(jobs);
+        if (cache != null) {
+            stream.println(cache);
         }
         stream.printf("%d of %d jobs succeeded. Report: %s%n", ok, jobs.size(), reportPath);
         stream.flush();
+    }
+
+    private static boolean restored(JobOutcome j) {
+        return j.cacheResult() != null && j.cacheResult().status().restored();
+    }
+
+    /**
+     * {@code cache: 40 restored (38 hit, 2 remote-hit), 8 stored, 1 rejected, 0 uncacheable; hit rate 83 %}; null
+     * for a build without a cache.
+     */
+    static String cacheLine(List<JobOutcome> jobs) {
+        List<CacheStatus> statuses = jobs.stream().map(JobOutcome::cacheResult).filter(Objects::nonNull)
+                .map(CacheResult::status).toList();
+        if (statuses.isEmpty()) {
+            return null;
+        }
+        CacheSummary s = CacheSummary.of(null, null, statuses);
+        Map<String, Integer> n = s.jobs();
+        StringBuilder line = new StringBuilder("cache: ").append(s.restored()).append(" restored");
+        if (n.get("remote-hit") > 0) {
+            line.append(" (").append(n.get("hit")).append(" hit, ").append(n.get("remote-hit")).append(" remote-hit)");
+        }
+        line.append(", ").append(n.get("stored")).append(" stored, ").append(n.get("miss")).append(" miss, ")
+                .append(n.get("rejected")).append(" rejected, ").append(n.get("uncacheable")).append(" uncacheable");
+        line.append("; hit rate ").append(Math.round(100 * s.hitRate())).append(" %");
+        return line.toString();
     }
 
     /** A log's lines, split at line feeds only: a carriage return inside a line is shown, not obeyed. */

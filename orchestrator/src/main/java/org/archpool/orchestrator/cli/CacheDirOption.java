@@ -1,0 +1,49 @@
+package org.archpool.orchestrator.cli;
+
+import java.nio.file.Path;
+import java.util.Map;
+import picocli.CommandLine.Option;
+
+/** {@code --cache DIR} and where the cache folder is without it: {@code build}, {@code serve} and {@code cache}. */
+public final class CacheDirOption {
+
+    /** The variable that names the cache folder when {@code --cache} is not given. */
+    public static final String CACHE_DIR_VARIABLE = "ARCHPOOL_CACHE_DIR";
+
+    @Option(names = "--cache", paramLabel = "DIR",
+            description = "The build cache folder (default: $" + CACHE_DIR_VARIABLE + ", else"
+                    + " $XDG_CACHE_HOME/archpool or ~/.cache/archpool; created with mode 0700). A job whose key (what"
+                    + " it runs and reads, the toolchain, the target) is there is restored instead of built, after"
+                    + " its GPU code is checked against the target.")
+    Path cache;
+
+    boolean given() {
+        return cache != null;
+    }
+
+    /** The folder: {@code --cache}, else the variable, else the XDG cache folder, else {@code ~/.cache}. */
+    Path folder(Map<String, String> env) throws UsageException {
+        if (cache != null) {
+            return cache.toAbsolutePath();
+        }
+        String named = env.get(CACHE_DIR_VARIABLE);
+        if (named != null && !named.isBlank()) {
+            Path p = Path.of(named);
+            if (!p.isAbsolute()) {
+                throw new UsageException("$" + CACHE_DIR_VARIABLE + " is " + named + ", which is not an absolute"
+                        + " path; set it to one, or pass --cache DIR");
+            }
+            return p;
+        }
+        String xdg = env.get("XDG_CACHE_HOME");
+        if (xdg != null && xdg.startsWith("/")) {
+            return Path.of(xdg, "archpool");
+        }
+        String home = env.get("HOME");
+        if (home == null || !home.startsWith("/")) {
+            throw new UsageException("no cache folder: $HOME is not set to an absolute path; pass --cache DIR, set $"
+                    + CACHE_DIR_VARIABLE + ", or pass --no-cache");
+        }
+        return Path.of(home, ".cache", "archpool");
+    }
+}

@@ -1,0 +1,132 @@
+package org.archpool.orchestrator.cache;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.List;
+import java.util.Map;
+import org.archpool.protocol.CmakeJob;
+import org.archpool.protocol.CommandJob;
+import org.archpool.protocol.JobSpec;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class JobInputsTest {
+
+    @TempDir
+    Path dir;
+
+    private final JobInputs inputs = new JobInputs(new FileHashes(null, Clock.systemUTC()));
+    private Path src;
+
+    @BeforeEach
+    void project() throws Exception {
+        src = Files.createDirectories(dir.resolve("proj"));
+        Files.writeString(src.resolve("CMakeLists.txt"), "project(k LANGUAGES CUDA)\n");
+        Files.createDirectories(src.resolve("include"));
+        Files.writeString(src.resolve("include/k.h"), "#define N 1\n");
+        Files.writeString(src.resolve("k.cu"), "__global__ void k() {}\n");
+    }
+
+    private CmakeJob cmake(Path buildDir) {
+        return new CmakeJob("k", src.toString(), buildDir.toString(), null, null, null, null, null, null, null, null,
+                null);
+    }
+
+    private String digest(JobSpec job) {
+        JobInputs.Digest d = inputs.digest(job);
+        assertThat(d).as("%s", d).isInstanceOf(JobInputs.Digest.Of.class);
+        return ((JobInputs.Digest.Of) d).sha256();
+    }
+
+    @Test
+    void aCmakeJobReadsEveryFileOfItsSourceTreeButNotBuildTrees() throws Exception {
+        CmakeJob job = cmake(src.resolve("build"));
+        String before = digest(job);
+        assertThat(((JobInputs.Digest.Of) inputs.digest(job)).files()).isEqualTo(3);
+
+        // its own build folder, another CMake build tree, .git and .archpool are not sources
+        Files.createDirectories(src.resolve("build"));
+        Files.writeString(src.resolve("build/lib.a"), "x");
+        Files.createDirectories(src.resolve("other-build"));
+        Files.writeString(src.resolve("other-build/CMakeCache.txt"), "x");
+        Files.writeString(src.resolve("other-build/made.o"), "x");
+        Files.createDirectories(src.resolve(".git"));
+        Files.writeString(src.resolve(".git/index"), "x");
+        Files.createDirectories(src.resolve(".archpool/logs"));
+        Files.writeString(src.resolve(".archpool/logs/k.log"), "x");
+        assertThat(digest(job)).isEqualTo(before);
+
+        Files.writeString(src.resolve("include/k.h"), "#define N 2\n");
+        assertThat(digest(job)).isNotEqualTo(before);
+    }
+
+    @Test
+    void aRenamedFileChangesTheDigest() throws Exception {
+        CmakeJob job = cmake(dir.resolve("build"));
+        String before = digest(job);
+        Files.move(src.resolve("k.cu"), src.resolve("k2.cu"));
+        assertThat(digest(job)).isNotEqualTo(before);
+    }
+
+    @Test
+    void aLinkIsHashedAsWhereItPoints() throws Exception {
+        CmakeJob job = cmake(dir.resolve("build"));
+        Files.writeString(dir.resolve("a.h"), "a");
+        Files.writeString(dir.resolve("b.h"), "a");
+        Files.createSymbolicLink(src.resolve("dep.h"), dir.resolve("a.h"));
+        String toA = digest(job);
+        Files.delete(src.resolve("dep.h"));
+        Files.createSymbolicLink(src.resolve("dep.h"), dir.resolve("b.h"));
+        assertThat(digest(job)).isNotEqualTo(toA);
+    }
+
+    @Test
+    void aCommandJobWithoutInputsHasNoDigest() {
+        CommandJob job = new CommandJob("c", List.of("nvcc", "k.cu"), src.toString(), Map.of(), null, List.of());
+        JobInputs.Digest d = inputs.digest(job);
+        assertThat(d).isInstanceOf(JobInputs.Digest.Unavailable.class);
+        assertThat(((JobInputs.Digest.Unavailable) d).reason()).contains("declares no \"inputs\"");
+    }
+
+    @Test
+    void aCommandJobReadsWhatItsGlobsMatch() throws Exception {
+        CommandJob job = new CommandJob("c", List.of("nvcc", "k.cu"), src.toString(), Map.of(), null, List.of(),
+                List.of("*.cu", "include/**.h"));
+        String before = digest(job);
+        assertThat(((JobInputs.Digest.Of) inputs.digest(job)).files()).isEqualTo(2);
+        Files.writeString(src.resolve("CMakeLists.txt"), "not an input of this job");
+        assertThat(digest(job)).isEqualTo(before);
+        Files.writeString(src.resolve("include/k.h"), "#define N 3\n");
+        assertThat(digest(job)).isNotEqualTo(before);
+    }
+
+    @Test
+    void anAbsoluteGlobIsReadWhereItPoints() throws Exception {
+        Path shared = Files.createDirectories(dir.resolve("shared/include"));
+        Files.writeString(shared.resolve("common.h"), "1");
+        CommandJob job = new CommandJob("c", List.of("nvcc", "k.cu"), src.toString(), Map.of(), null, List.of(),
+                List.of("k.cu", shared + "/*.h"));
+        String before = digest(job);
+        Files.writeString(shared.resolve("common.h"), "2");
+        assertThat(digest(job)).isNotEqualTo(before);
+    }
+
+    @Test
+    void aGlobThatMatchesNothingMakesTheJobUncacheable() {
+        CommandJob job = new CommandJob("c", List.of("nvcc", "k.cu"), src.toString(), Map.of(), null, List.of(),
+                List.of("k.cu", "src/*.cuh"));
+        JobInputs.Digest d = inputs.digest(job);
+        assertThat(d).isInstanceOf(JobInputs.Digest.Unavailable.class);
+        assertThat(((JobInputs.Digest.Unavailable) d).reason()).contains("\"src/*.cuh\" matches no file");
+    }
+
+    @Test
+    void noInputsIsADigestToo() {
+        CommandJob job = new CommandJob("c", List.of("true"), src.toString(), Map.of(), null, List.of(), List.of());
+        assertThat(((JobInputs.Digest.Of) inputs.digest(job)).files()).isZero();
+    }
+}
