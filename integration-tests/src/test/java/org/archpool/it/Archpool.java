@@ -108,6 +108,18 @@ final class Archpool {
         return target;
     }
 
+    /** Removes a folder and everything in it (links are removed, not followed). */
+    static void deleteTree(Path folder) throws IOException {
+        if (!Files.exists(folder, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+            return;
+        }
+        try (Stream<Path> files = Files.walk(folder)) {
+            for (Path f : (Iterable<Path>) files.sorted(java.util.Comparator.reverseOrder())::iterator) {
+                Files.delete(f);
+            }
+        }
+    }
+
     /** Writes a manifest as JSON text. */
     static Path manifest(Path dir, String json) throws IOException {
         Path file = dir.resolve("archpool.json");

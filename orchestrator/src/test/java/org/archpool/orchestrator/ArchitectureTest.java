@@ -102,6 +102,16 @@ class ArchitectureTest {
     }
 
     @Test
+    void theCacheKnowsNothingOfSchedulingPoolsReportsOrTheCommandLine() {
+        check(noClasses().that().resideInAPackage("org.archpool.orchestrator.cache..")
+                .should().dependOnClassesThat().resideInAnyPackage("org.archpool.orchestrator.cli..",
+                        "org.archpool.orchestrator.schedule..", "org.archpool.orchestrator.pool..",
+                        "org.archpool.orchestrator.report..", "org.archpool.orchestrator.service..")
+                .because("the cache keys, stores and restores one job; when a job is looked up, and what is reported,"
+                        + " are the scheduler's and the session's"));
+    }
+
+    @Test
     void noTwoPackagesUseEachOther() {
         check(slices().matching("org.archpool.(**)").should().beFreeOfCycles()
                 .because("dependencies between packages go one way"));

@@ -196,13 +196,22 @@ final class StepHost implements AutoCloseable {
     HostedStep run(List<String> argv, String cwd, Map<String, String> env, String lookUp, OutputStream log)
             throws IOException {
         Path fifo = folder.resolve("out");
-        Files.writeString(folder.resolve("step"), StepScript.of(argv, cwd, env, lookUp, exports, envTool));
-        RandomAccessFile keeper = new RandomAccessFile(fifo.toFile(), "rw"); // read-write: opening never waits
+        RandomAccessFile keeper;
         FileInputStream in;
         try {
-            in = new FileInputStream(fifo.toFile()); // a writer (the keeper) exists: does not wait either
+            Files.writeString(folder.resolve("step"), StepScript.of(argv, cwd, env, lookUp, exports, envTool));
+            keeper = new RandomAccessFile(fifo.toFile(), "rw"); // read-write: opening never waits
+            try {
+                in = new FileInputStream(fifo.toFile()); // a writer (the keeper) exists: does not wait either
+            } catch (IOException e) {
+                keeper.close();
+                throw e;
+            }
         } catch (IOException e) {
-            keeper.close();
+            if (!usable()) {
+                // it died while idle and its status thread closed it (removing its folder) after it was acquired
+                throw new Gone(e);
+            }
             throw e;
         }
         HostedStep step = new HostedStep(this, keeper);
@@ -227,9 +236,9 @@ final class StepHost implements AutoCloseable {
         }
     }
 
-    /** Whether the host can take a step: it has neither broken nor been closed. */
+    /** Whether the host can take a step: it has neither broken nor been closed, and its process is alive. */
     boolean usable() {
-        return !broken;
+        return !broken && process.isAlive();
     }
 
     /** The step's processes: every process of the namespace but its first. */
