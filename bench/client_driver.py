@@ -26,13 +26,15 @@ def main() -> int:
     parser.add_argument("--jobs", type=int, required=True)
     parser.add_argument("--log-dir", required=True)
     parser.add_argument("--report", required=True)
+    parser.add_argument("--no-cache", action="store_true", help="pass no_cache=True: measure building")
     parser.add_argument("jobs_file")
     args = parser.parse_args()
     with open(args.jobs_file) as f:
         jobs = json.load(f)
     failed = []
+    options = {"no_cache": True} if args.no_cache else {}
     with archpool.Pool(jobs=args.jobs, arch=args.arch, archpool=args.archpool, quiet=True, log_dir=args.log_dir,
-                       report=args.report) as pool:
+                       report=args.report, **options) as pool:
         futures = {pool.submit_cmake(job["sourceDir"], job["buildDir"], id=job["id"]): job["id"] for job in jobs}
         for future in as_completed(futures):
             try:

@@ -23,7 +23,7 @@ from benchlib.options import Options, parse
 from benchlib.processes import stop_all
 from benchlib.report import Baseline, RunInfo, duration, figure_table, to_json, to_markdown
 from benchlib.sections import compile as compile_section
-from benchlib.sections import dispatch, isolation, memory, outputs, probes, serve, start
+from benchlib.sections import cache, dispatch, isolation, memory, outputs, probes, serve, start
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -36,6 +36,7 @@ SECTION_RUNNERS: Dict[str, Callable[[Context], SectionResult]] = {
     "outputs": outputs.run,
     "serve": serve.run,
     "isolation": isolation.run,
+    "cache": cache.run,
 }
 
 # Tools each section runs besides archpool (nvcc: archpool's toolchain check asks it about the target).
@@ -48,6 +49,7 @@ SECTION_TOOLS = {
     "outputs": (),
     "serve": ("nvcc", "xargs"),
     "isolation": ("nvcc",),
+    "cache": ("cmake", "ninja", "nvcc"),
 }
 
 

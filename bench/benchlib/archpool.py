@@ -48,13 +48,27 @@ class Archpool:
         if status != 0:
             raise UsageError(f"--arch {arch}: {said.strip() or 'archpool arch could not run'}")
 
+    def has_cache(self) -> bool:
+        """Whether this distribution has the build cache (`--no-cache`); older ones, measured with
+        --archpool or --compare-archpool, do not."""
+        if not hasattr(self, "_has_cache"):
+            self._has_cache = "--no-cache" in quick([self.launcher, "build", "--help"])[1]
+        return self._has_cache
+
+    def no_cache(self) -> List[str]:
+        """`--no-cache` where the distribution has a cache: every section but the cache's measures building."""
+        return ["--no-cache"] if self.has_cache() else []
+
     def build(self, manifest: Path, run_dir: Path, flags: Sequence[str], *,
-              env: Optional[Mapping[str, str]] = None, watch: Optional[Callable[[int], None]] = None) -> Build:
+              env: Optional[Mapping[str, str]] = None, watch: Optional[Callable[[int], None]] = None,
+              cache: Optional[Path] = None) -> Build:
         """Runs `archpool build MANIFEST -q FLAGS` with its report, logs and console output in `run_dir`;
-        a build that is not a complete success is a BenchError."""
+        a build that is not a complete success is a BenchError. Without `cache` the build cache is off."""
         report = run_dir / "report.json"
         output = run_dir / "archpool.out"
-        argv = [self.launcher, "build", manifest, "-q", "--report", report, "--log-dir", run_dir / "logs", *flags]
+        cache_flags = ["--cache", cache] if cache is not None else self.no_cache()
+        argv = [self.launcher, "build", manifest, "-q", "--report", report, "--log-dir", run_dir / "logs",
+                *cache_flags, *flags]
         finished = run_timed(argv, output, env=env, watch=watch)
         if finished.status != 0:
             raise BenchError(f"archpool build {manifest} exited with status {finished.status}; "

@@ -10,13 +10,13 @@ from typing import Optional, Sequence, Tuple
 
 from .errors import UsageError
 
-SECTIONS = ("compile", "dispatch", "start", "memory", "probes", "outputs", "serve", "isolation")
+SECTIONS = ("compile", "dispatch", "start", "memory", "probes", "outputs", "serve", "isolation", "cache")
 
 # Sizes of the full run, and of --smoke (a run of seconds for CI); an option given explicitly wins over both.
 FULL_SIZES = {"runs": 3, "projects": 48, "dispatch_jobs": 5000, "queued_jobs": 10000, "worker_starts": 20,
-              "output_jobs": 100000, "serve_jobs": 100000}
+              "output_jobs": 100000, "serve_jobs": 100000, "cached_jobs": 500}
 SMOKE_SIZES = {"runs": 1, "projects": 2, "dispatch_jobs": 200, "queued_jobs": 500, "worker_starts": 3,
-               "output_jobs": 300, "serve_jobs": 300}
+               "output_jobs": 300, "serve_jobs": 300, "cached_jobs": 20}
 
 # The options that change what a section measures, for its "Reproduce:" line.
 SECTION_OPTIONS = {
@@ -28,6 +28,7 @@ SECTION_OPTIONS = {
     "outputs": ("output_jobs", "arch", "compare_archpool"),
     "serve": ("runs", "dispatch_jobs", "serve_jobs", "arch"),
     "isolation": ("runs", "worker_starts", "arch"),
+    "cache": ("projects", "jobs", "cached_jobs", "arch"),
 }
 
 DESCRIPTION = """\
@@ -42,7 +43,8 @@ Sections: compile (real CUDA CMake projects), dispatch (trivial jobs per second)
 launch to hello), memory (coordinator and worker RSS), probes (detection tools run per build),
 outputs (coordinator memory for a large build with every output, in a 200 MiB heap), serve (a
 long-running serve over its client protocol: submit latency, jobs per second, memory), isolation
-(what --isolate-devices on adds to a worker's start and a step).
+(what --isolate-devices on adds to a worker's start and a step), cache (builds restored from the build
+cache against cold ones, and no hit across architectures).
 """
 
 
@@ -59,6 +61,7 @@ class Options:
     worker_starts: int
     output_jobs: int
     serve_jobs: int
+    cached_jobs: int
     compare_archpool: Optional[Path]
     arch: str
     work: Optional[Path]
@@ -142,6 +145,8 @@ def _parser() -> _Parser:
     p.add_argument("--serve-jobs", type=_count, metavar="N",
                    help="trivial jobs submitted at once to one serve for its peak RSS (" + size % (100000, 300)
                         + ")")
+    p.add_argument("--cached-jobs", type=_count, metavar="N",
+                   help="command jobs restored from the cache in the cache section (" + size % (500, 20) + ")")
     p.add_argument("--compare-archpool", type=Path, metavar="PATH",
                    help="another bin/archpool (e.g. a distribution built from main) whose outputs section is "
                         "measured next to this one's, as ratios")
@@ -204,6 +209,7 @@ def parse(argv: Sequence[str], repo: Path) -> Options:
         archpool=(ns.archpool or repo / "orchestrator" / "target" / "archpool" / "bin" / "archpool").absolute(),
         runs=ns.runs, projects=ns.projects, jobs=ns.jobs, dispatch_jobs=ns.dispatch_jobs,
         queued_jobs=ns.queued_jobs, worker_starts=ns.worker_starts, output_jobs=ns.output_jobs, serve_jobs=ns.serve_jobs,
+        cached_jobs=ns.cached_jobs,
         compare_archpool=ns.compare_archpool.absolute() if ns.compare_archpool else None, arch=ns.arch,
         work=ns.work.absolute() if ns.work else None, keep=ns.keep, out=out,
         json=(ns.json or out.with_suffix(".json")).absolute(),

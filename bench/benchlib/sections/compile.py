@@ -215,7 +215,8 @@ def _client(ctx: Context, commands: Commands, projects: Sequence[Project], timed
                                 for p in projects]))
     report = timed.folder / "report.json"
     argv = [sys.executable, CLIENT_DRIVER, "--archpool", ctx.archpool.launcher, "--arch", ctx.options.arch,
-            "--jobs", str(ctx.options.jobs), "--log-dir", timed.folder / "logs", "--report", report, jobs]
+            "--jobs", str(ctx.options.jobs), "--log-dir", timed.folder / "logs", "--report", report,
+            *(["--no-cache"] if ctx.archpool.has_cache() else []), jobs]
     finished = run_timed(argv, timed.folder / "client.out")
     if finished.status == 0:
         served = json.loads(report.read_text())

@@ -101,7 +101,8 @@ LAYERS = {
 
 
 def _serve(ctx: Context, run_dir, cwd) -> ServeRun:
-    session = ServeSession(ctx.archpool.launcher, run_dir, ["--arch", ctx.options.arch, f"-j{PARALLELISM}"])
+    session = ServeSession(ctx.archpool.launcher, run_dir,
+                           ["--arch", ctx.options.arch, f"-j{PARALLELISM}", *ctx.archpool.no_cache()])
     try:
         jobs = ctx.options.dispatch_jobs
         elapsed = pump(session, jobs, cwd)
@@ -130,7 +131,8 @@ def _layers(jobs: List[dict], rate: float) -> Dict[str, float]:
 
 def _memory(ctx: Context, cwd) -> float:
     run_dir = ctx.folder("serve", "memory")
-    session = ServeSession(ctx.archpool.launcher, run_dir, ["--arch", ctx.options.arch, f"-j{PARALLELISM}"])
+    session = ServeSession(ctx.archpool.launcher, run_dir,
+                           ["--arch", ctx.options.arch, f"-j{PARALLELISM}", *ctx.archpool.no_cache()])
     try:
         pump(session, ctx.options.serve_jobs, cwd)
         peak = session.peak_rss_kib()

@@ -21,6 +21,8 @@ import org.archpool.orchestrator.arch.Resolution;
 import org.archpool.orchestrator.arch.ToolchainCheck;
 import org.archpool.orchestrator.cache.BuildCache;
 import org.archpool.orchestrator.cache.CacheConfig;
+import org.archpool.orchestrator.cache.CacheSetupException;
+import org.archpool.orchestrator.cache.DiskCache;
 import org.archpool.orchestrator.manifest.Manifest;
 import org.archpool.orchestrator.manifest.ManifestException;
 import org.archpool.orchestrator.manifest.ManifestReader;
@@ -141,7 +143,7 @@ public final class BuildSession {
      * interrupt, 1 otherwise.
      */
     public int run() throws ManifestException, OutputPathException, ArchSyntaxException, ArchResolutionException,
-            IOException {
+            CacheSetupException, IOException {
         Instant started = clock.instant();
         Manifest manifest = new ManifestReader().read(settings.manifest());
         Path base = manifest.baseDir();
@@ -151,6 +153,7 @@ public final class BuildSession {
                 : base.resolve(".archpool").resolve("report.json");
         outputPaths(logDir, reportFile).check(
                 manifest.jobs().stream().map(JobSpec::id).collect(Collectors.toSet()), settings.retries() + 1);
+        DiskCache cacheFolder = SessionReport.openCacheFolder(settings);
         LogLayout logs = new LogLayout(logDir);
         // the console is written on threads of its own: a reader that does not read never stalls the build
         ConsoleOutput stdout = ConsoleOutput.start(out, "stdout");
@@ -160,7 +163,7 @@ public final class BuildSession {
              CoordinatorLog log = CoordinatorLog.open(logs.coordinatorLog())) {
             LOG.info("archpool {} build of {} ({} jobs), -j {}", Version.current(), manifest.file(),
                     manifest.jobs().size(), settings.jobs());
-            return run(started, manifest, logDir, reportFile, stdout, stderr);
+            return run(started, manifest, logDir, reportFile, cacheFolder, stdout, stderr);
         } finally {
             stdout.finish();
             stderr.finish();
@@ -199,8 +202,8 @@ public final class BuildSession {
         return new OutputPaths(manifest, files, folder);
     }
 
-    private int run(Instant started, Manifest manifest, Path logDir, Path reportFile, ConsoleOutput stdout,
-                    ConsoleOutput stderr) throws ArchSyntaxException, ArchResolutionException, IOException {
+    private int run(Instant started, Manifest manifest, Path logDir, Path reportFile, DiskCache cacheFolder,
+                    ConsoleOutput stdout, ConsoleOutput stderr) throws ArchSyntaxException, ArchResolutionException, IOException {
 
         BuildMetrics metrics = new BuildMetrics(registry);
         int workers = Math.min(settings.jobs(), manifest.jobs().size());
@@ -222,7 +225,8 @@ public final class BuildSession {
             }
             console.note(target.line());
             LOG.info(target.line());
-            return build(started, manifest, logDir, reportFile, target, pool, metrics, console, logReporter, stderr);
+            return build(started, manifest, logDir, reportFile, cacheFolder, target, pool, metrics, console,
+                    logReporter, stderr);
         }
     }
 
@@ -235,7 +239,8 @@ public final class BuildSession {
                 .withCache(cache);
     }
 
-    private int build(Instant started, Manifest manifest, Path logDir, Path reportFile, ResolvedTarget target,
+    private int build(Instant started, Manifest manifest, Path logDir, Path reportFile, DiskCache cacheFolder,
+                      ResolvedTarget target,
                       WorkerPool pool, BuildMetrics metrics, ConsoleReporter console, LogReporter logReporter,
                       ConsoleOutput stderr) throws IOException {
         Resolution resolution = target.resolution();
@@ -243,7 +248,7 @@ public final class BuildSession {
         int parallelism = settings.buildParallelism(workers);
         List<JobOutcome> outcomes = new ArrayList<>();
         ReportFiles outputs = settings.outputs().withReport(reportFile);
-        try (BuildCache cache = SessionReport.openCache(settings, resolution.target(), stderr);
+        try (BuildCache cache = SessionReport.openCache(settings, cacheFolder, resolution.target(), stderr);
              Scheduler scheduler = new Scheduler(pool,
                      schedulerConfig(settings, resolution.target(), parallelism, logDir, settings.keepGoing(), cache),
                      clock,
@@ -266,7 +271,7 @@ public final class BuildSession {
             BuildReport report = SessionReport.of(manifest.file().toString(), started,
                     clock.millis() - started.toEpochMilli(), exitCode, target, pool, parallelism, settings.retries(),
                     settings.keepGoing(), logDir, outcomes, cache);
-            SessionReport.pruneCache(settings, stderr);
+            SessionReport.pruneCache(settings, cacheFolder, stderr);
             OutputWriteException notWritten = SessionReport.write(outputs, report, registry, progress);
             if (exitCode == NO_WORKER_EXIT_CODE) {
                 stderr.line("archpool: no worker could start, so no job ran (each is crashed in the report): "

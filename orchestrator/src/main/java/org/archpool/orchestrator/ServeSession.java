@@ -19,6 +19,8 @@ import org.archpool.orchestrator.arch.ArchSyntaxException;
 import org.archpool.orchestrator.arch.Resolution;
 import org.archpool.orchestrator.arch.ToolchainCheck;
 import org.archpool.orchestrator.cache.BuildCache;
+import org.archpool.orchestrator.cache.CacheSetupException;
+import org.archpool.orchestrator.cache.DiskCache;
 import org.archpool.orchestrator.manifest.ManifestReader;
 import org.archpool.orchestrator.metrics.BuildMetrics;
 import org.archpool.orchestrator.output.LogFolderLock;
@@ -106,7 +108,8 @@ public final class ServeSession {
     }
 
     /** Serves until the end; 0, 74 when the report could not be written, 130 after a signal (from the hook). */
-    public int run() throws OutputPathException, ArchSyntaxException, ArchResolutionException, IOException {
+    public int run() throws OutputPathException, ArchSyntaxException, ArchResolutionException, CacheSetupException,
+            IOException {
         Instant started = clock.instant();
         long pid = ProcessHandle.current().pid();
         Path logDir = settings.logDir() != null ? settings.logDir().toAbsolutePath()
@@ -114,29 +117,30 @@ public final class ServeSession {
         Path reportFile = settings.report() != null ? settings.report().toAbsolutePath()
                 : logDir.resolve("report.json");
         BuildSession.outputPaths(settings, null, logDir, reportFile).check(Set.of(), settings.retries() + 1);
+        DiskCache cacheFolder = SessionReport.openCacheFolder(settings);
         LogLayout logs = new LogLayout(logDir);
         // its lock is held to the end: another serve starting on the path meanwhile is refused
         try (SocketPath socket = endpoint.socket() == null ? null : SocketPath.prepare(endpoint.socket())) {
-            return run(started, pid, logDir, reportFile, logs, socket);
+            return run(started, pid, logDir, reportFile, logs, socket, cacheFolder);
         }
     }
 
-    private int run(Instant started, long pid, Path logDir, Path reportFile, LogLayout logs, SocketPath socket)
-            throws OutputPathException, ArchSyntaxException, ArchResolutionException, IOException {
+    private int run(Instant started, long pid, Path logDir, Path reportFile, LogLayout logs, SocketPath socket,
+                    DiskCache cacheFolder) throws OutputPathException, ArchSyntaxException, ArchResolutionException, IOException {
         ConsoleOutput stderr = ConsoleOutput.start(err, "stderr");
         try (LogFolderLock lock = LogFolderLock.acquire(logs, LogFolderLock.Holder.thisProcess(started,
                      Path.of("serve")));
              CoordinatorLog log = CoordinatorLog.open(logs.coordinatorLog())) {
             LOG.info("archpool {} serve, pid {}, -j {}, on {}", Version.current(), pid, settings.jobs(),
                     socket == null ? "stdio" : socket.path());
-            return serve(started, logDir, reportFile, socket, stderr);
+            return serve(started, logDir, reportFile, socket, cacheFolder, stderr);
         } finally {
             stderr.finish();
         }
     }
 
-    private int serve(Instant started, Path logDir, Path reportFile, SocketPath socket, ConsoleOutput stderr)
-            throws ArchSyntaxException, ArchResolutionException, OutputPathException, IOException {
+    private int serve(Instant started, Path logDir, Path reportFile, SocketPath socket, DiskCache cacheFolder,
+                      ConsoleOutput stderr) throws ArchSyntaxException, ArchResolutionException, OutputPathException, IOException {
         BuildMetrics metrics = new BuildMetrics(registry);
         ConsoleStyle style = new ConsoleStyle(false, settings.style().color(), settings.style().verbosity());
         // progress goes to stderr: on stdio, stdout carries the protocol alone
@@ -159,13 +163,14 @@ public final class ServeSession {
             try (Transport transport = socket == null
                     ? new StdioTransport(endpoint.in(), endpoint.out(), clock)
                     : new SocketTransport(socket, socket.bind(), clock, ConnectionWriter.DEFAULT_STALL_LIMIT)) {
-                return serve(started, logDir, reportFile, target, pool, metrics, console, logReporter, stderr,
-                        transport);
+                return serve(started, logDir, reportFile, cacheFolder, target, pool, metrics, console, logReporter,
+                        stderr, transport);
             }
         }
     }
 
-    private int serve(Instant started, Path logDir, Path reportFile, ResolvedTarget target, WorkerPool pool,
+    private int serve(Instant started, Path logDir, Path reportFile, DiskCache cacheFolder, ResolvedTarget target,
+                      WorkerPool pool,
                       BuildMetrics metrics, ConsoleReporter console, LogReporter logReporter, ConsoleOutput stderr,
                       Transport transport) throws OutputWriteException {
         Resolution resolution = target.resolution();
@@ -178,7 +183,7 @@ public final class ServeSession {
                 new ServerMessage.Hello.Pool(pool.mode(), pool.launcher(), pool.size(),
                         pool.deviceIsolation().reportName()), logDir.toString(),
                 reportFile.toString());
-        try (BuildCache cache = SessionReport.openCache(settings, resolution.target(), stderr);
+        try (BuildCache cache = SessionReport.openCache(settings, cacheFolder, resolution.target(), stderr);
              Scheduler scheduler = new Scheduler(pool,
                      BuildSession.schedulerConfig(settings, resolution.target(), parallelism, logDir, true, cache),
                      clock, SchedulerListener.all(logReporter, console, metrics))) {
@@ -198,7 +203,7 @@ public final class ServeSession {
                 int exitCode = interrupt.fired() ? InterruptHook.EXIT_CODE : 0;
                 BuildReport report = SessionReport.of(null, started, clock.millis() - started.toEpochMilli(), exitCode,
                         target, pool, parallelism, settings.retries(), true, logDir, outcomes, cache);
-                SessionReport.pruneCache(settings, stderr);
+                SessionReport.pruneCache(settings, cacheFolder, stderr);
                 OutputWriteException notWritten = SessionReport.write(outputs, report, registry, progress);
                 service.bye(notWritten == null ? reportFile.toString() : null,
                         notWritten == null ? null : notWritten.getMessage());

@@ -5,8 +5,10 @@ import java.util.Objects;
 import org.archpool.orchestrator.cache.BuildCache;
 import org.archpool.orchestrator.cache.CacheConfig;
 import org.archpool.orchestrator.cache.CachePruner;
+import org.archpool.orchestrator.cache.CacheSetupException;
 import org.archpool.orchestrator.cache.CacheResult;
 import org.archpool.orchestrator.cache.CacheSummary;
+import org.archpool.orchestrator.cache.DiskCache;
 import org.archpool.orchestrator.report.ConsoleOutput;
 import org.archpool.protocol.Target;
 import org.slf4j.Logger;
@@ -54,31 +56,45 @@ final class SessionReport {
     }
 
     /**
+     * The session's cache folder, opened before any worker starts; null without a cache.
+     *
+     * @throws CacheSetupException when the folder cannot be used (exit 2, nothing has run)
+     */
+    static DiskCache openCacheFolder(BuildSession.Settings settings) throws CacheSetupException {
+        if (settings.cache() == null) {
+            LOG.info("no build cache (--no-cache, or no folder for one: $HOME unset)");
+            return null;
+        }
+        return settings.cache().openFolder();
+    }
+
+    /**
      * The session's build cache for {@code target}, or null without one; what stops working in it is said once on
      * {@code stderr} and in the coordinator's log.
      */
-    static BuildCache openCache(BuildSession.Settings settings, Target target, ConsoleOutput stderr) {
-        if (settings.cache() == null) {
+    static BuildCache openCache(BuildSession.Settings settings, DiskCache folder, Target target,
+                                ConsoleOutput stderr) {
+        if (folder == null) {
             return null;
         }
-        return settings.cache().open(target, settings.verify(), note -> {
+        return settings.cache().open(folder, target, settings.verify(), note -> {
             stderr.line(note);
             LOG.warn(note);
         });
     }
 
     /** {@code --cache-max-size}: the local cache pruned, least recently used first, after the session. */
-    static void pruneCache(BuildSession.Settings settings, ConsoleOutput stderr) {
+    static void pruneCache(BuildSession.Settings settings, DiskCache folder, ConsoleOutput stderr) {
         CacheConfig cache = settings.cache();
-        if (cache == null || cache.maxSizeBytes() == null) {
+        if (folder == null || cache.maxSizeBytes() == null) {
             return;
         }
         try {
-            CachePruner.Pruned pruned = new CachePruner(cache.local(), cache.clock()).prune(cache.maxSizeBytes());
+            CachePruner.Pruned pruned = new CachePruner(folder, cache.clock()).prune(cache.maxSizeBytes());
             LOG.info("cache pruned to {} bytes: {} entries and {} blobs removed", pruned.bytesAfter(),
                     pruned.entries(), pruned.blobs());
         } catch (IOException | RuntimeException e) {
-            String note = "archpool: the cache " + cache.local().describe() + " could not be pruned to"
+            String note = "archpool: the cache " + folder.describe() + " could not be pruned to"
                     + " --cache-max-size: " + e.getMessage();
             stderr.line(note);
             LOG.warn(note);

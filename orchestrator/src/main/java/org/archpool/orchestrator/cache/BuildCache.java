@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 import org.archpool.orchestrator.toolchain.ConcreteJob;
 import org.archpool.orchestrator.verify.ArtifactJudge;
 import org.archpool.orchestrator.verify.Verdict;
@@ -33,7 +34,7 @@ public final class BuildCache implements AutoCloseable {
     private final CacheBackend remote;
     private final boolean remoteWrites;
     private final Target target;
-    private final ToolchainIdentity toolchain;
+    private final Supplier<ToolchainIdentity> toolchain;
     private final FileHashes hashes;
     private final JobInputs inputs;
     private final String path;
@@ -47,18 +48,20 @@ public final class BuildCache implements AutoCloseable {
     /**
      * @param remote       the remote cache, or null
      * @param remoteWrites whether jobs built here are stored on the remote ({@code --remote-cache-read-only} off)
+     * @param toolchain    the toolchain's identity, asked for when the first job with a key is looked up (a build of
+     *                     uncacheable jobs never runs the tools' {@code --version}), then kept
      * @param environment  the environment jobs inherit, for the {@code PATH} their programs are found on
      * @param strict       judges restored GPU code: strict verification at least, whatever {@code --verify} says
      * @param notes        told once of a cache that stopped working, for the console and the coordinator's log
      */
     public BuildCache(DiskCache local, CacheBackend remote, boolean remoteWrites, Target target,
-                      ToolchainIdentity toolchain, FileHashes hashes, Map<String, String> environment,
+                      Supplier<ToolchainIdentity> toolchain, FileHashes hashes, Map<String, String> environment,
                       ArtifactJudge strict, Clock clock, Consumer<String> notes) {
         this.local = local;
         this.remote = remote;
         this.remoteWrites = remoteWrites;
         this.target = target;
-        this.toolchain = toolchain;
+        this.toolchain = memoized(toolchain);
         this.hashes = hashes;
         this.inputs = new JobInputs(hashes);
         this.path = environment.get("PATH");
@@ -90,7 +93,8 @@ public final class BuildCache implements AutoCloseable {
             return new CacheLookup.Uncacheable(u.reason());
         }
         String program = job instanceof CommandJob c ? ToolchainIdentity.program(c.argv().get(0), path, hashes) : null;
-        ActionKey key = ActionKey.of(concrete, target, toolchain, ((JobInputs.Digest.Of) digest).sha256(), program);
+        ActionKey key = ActionKey.of(concrete, target, toolchain.get(), ((JobInputs.Digest.Of) digest).sha256(),
+                program);
         String rejected = null;
         byte[] bytes = readAction(local, key.sha256(), false);
         if (bytes != null) {
@@ -277,6 +281,20 @@ public final class BuildCache implements AutoCloseable {
             notes.accept("archpool: the remote cache " + remote.describe() + " failed (" + e.getMessage()
                     + "); the rest of this build uses the local cache only");
         }
+    }
+
+    private static <T> Supplier<T> memoized(Supplier<T> supplier) {
+        return new Supplier<>() {
+            private T value;
+
+            @Override
+            public synchronized T get() {
+                if (value == null) {
+                    value = supplier.get();
+                }
+                return value;
+            }
+        };
     }
 
     private static String join(String first, String second) {

@@ -1,5 +1,6 @@
 package org.archpool.orchestrator.cache;
 
+import java.nio.file.Path;
 import java.time.Clock;
 import java.util.Map;
 import java.util.function.Consumer;
@@ -10,30 +11,42 @@ import org.archpool.orchestrator.verify.VerifyPolicy;
 import org.archpool.protocol.Target;
 
 /**
- * The cache a build or {@code serve} was given, opened and checked before anything runs ({@code --cache},
- * {@code --remote-cache}, …); {@link #open} makes the session's {@link BuildCache} once the target is resolved.
+ * The cache a build or {@code serve} was given ({@code --cache}, {@code --remote-cache}, …): the session opens its
+ * folder with {@link #openFolder()} once the manifest and the output paths have been checked, before any worker
+ * starts, and {@link #open} makes the session's {@link BuildCache} once the target is resolved.
  *
+ * @param folder       the local cache folder (not opened yet)
  * @param remote       the remote cache, or null
  * @param remoteWrites whether built jobs are stored on the remote too
  * @param maxSizeBytes prune the local cache to this size after the session; null to leave it
  * @param environment  the environment jobs inherit
  * @param tools        runs the toolchain's {@code --version}
  */
-public record CacheConfig(DiskCache local, CacheBackend remote, boolean remoteWrites, Long maxSizeBytes,
+public record CacheConfig(Path folder, CacheBackend remote, boolean remoteWrites, Long maxSizeBytes,
                           Map<String, String> environment, ToolRunner tools, Clock clock) {
 
     /**
-     * The cache for {@code target}: the toolchain's identity is taken now, once. Restored GPU code is judged with
+     * Opens (and creates) the folder.
+     *
+     * @throws CacheSetupException when it is not a folder of this user's that only this user may write
+     */
+    public DiskCache openFolder() throws CacheSetupException {
+        return DiskCache.open(folder, clock);
+    }
+
+    /**
+     * The cache for {@code target}: the toolchain's identity is taken once, when the first job with a key is looked
+     * up. Restored GPU code is judged with
      * strict verification, or exact when {@code --verify exact} asks for it, and hostcalls as {@code verification}
      * says.
      *
      * @param notes told once of a cache that stopped working
      */
-    public BuildCache open(Target target, Verification verification, Consumer<String> notes) {
+    public BuildCache open(DiskCache local, Target target, Verification verification, Consumer<String> notes) {
         FileHashes hashes = new FileHashes(local.fileHashes(), clock);
-        ToolchainIdentity toolchain = ToolchainIdentity.of(target.platform(), environment, tools, hashes);
         VerifyPolicy policy = verification.policy() == VerifyPolicy.EXACT ? VerifyPolicy.EXACT : VerifyPolicy.STRICT;
-        return new BuildCache(local, remote, remoteWrites, target, toolchain, hashes, environment,
+        return new BuildCache(local, remote, remoteWrites, target,
+                () -> ToolchainIdentity.of(target.platform(), environment, tools, hashes), hashes, environment,
                 new ArtifactVerifier(new Verification(policy, verification.forbidHostcall())), clock, notes);
     }
 }

@@ -1,6 +1,7 @@
 package org.archpool.orchestrator.cli;
 
 import java.io.PrintStream;
+import java.nio.file.Path;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import org.archpool.orchestrator.cache.CachePruner;
@@ -27,9 +28,13 @@ public final class CacheCommand implements Callable<Integer> {
 
     private CachePruner pruner(CacheDirOption dir) throws UsageException {
         CliContext context = parent.context();
+        Path folder = dir.folder(context.environment());
+        if (folder == null) {
+            throw new UsageException("no cache folder: $HOME is not set; pass --cache DIR or set $"
+                    + CacheDirOption.CACHE_DIR_VARIABLE);
+        }
         try {
-            return new CachePruner(DiskCache.open(dir.folder(context.environment()), context.clock()),
-                    context.clock());
+            return new CachePruner(DiskCache.open(folder, context.clock()), context.clock());
         } catch (CacheSetupException e) {
             throw new UsageException(e.getMessage());
         }

@@ -21,7 +21,10 @@ public final class CacheDirOption {
         return cache != null;
     }
 
-    /** The folder: {@code --cache}, else the variable, else the XDG cache folder, else {@code ~/.cache}. */
+    /**
+     * The folder: {@code --cache}, else the variable, else the XDG cache folder, else {@code ~/.cache}; null when
+     * none of them is set.
+     */
     Path folder(Map<String, String> env) throws UsageException {
         if (cache != null) {
             return cache.toAbsolutePath();
@@ -41,8 +44,7 @@ public final class CacheDirOption {
         }
         String home = env.get("HOME");
         if (home == null || !home.startsWith("/")) {
-            throw new UsageException("no cache folder: $HOME is not set to an absolute path; pass --cache DIR, set $"
-                    + CACHE_DIR_VARIABLE + ", or pass --no-cache");
+            return null;
         }
         return Path.of(home, ".cache", "archpool");
     }

@@ -1,11 +1,10 @@
 package org.archpool.orchestrator.cli;
 
 import java.net.URI;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import org.archpool.orchestrator.cache.CacheConfig;
-import org.archpool.orchestrator.cache.CacheSetupException;
-import org.archpool.orchestrator.cache.DiskCache;
 import org.archpool.orchestrator.cache.HttpCache;
 import org.archpool.orchestrator.tool.ToolRunner;
 import picocli.CommandLine.Mixin;
@@ -45,9 +44,10 @@ public final class CacheOptions {
     String maxSize;
 
     /**
-     * The cache asked for, opened and checked, or null with {@code --no-cache}.
+     * The cache asked for, or null with {@code --no-cache} (or with no folder for one: no {@code --cache},
+     * {@code $ARCHPOOL_CACHE_DIR}, {@code $XDG_CACHE_HOME} or {@code $HOME}). Its folder is opened by the session.
      *
-     * @throws UsageException for contradictory flags, a bad URL or size, or a folder that cannot be used
+     * @throws UsageException for contradictory flags, a bad URL or size
      */
     CacheConfig open(CliContext context, ToolRunner tools) throws UsageException {
         if (noCache) {
@@ -72,12 +72,16 @@ public final class CacheOptions {
             }
             remote = new HttpCache(URI.create(remoteCache), header, remoteTimeout);
         }
-        try {
-            DiskCache local = DiskCache.open(dir.folder(env), context.clock());
-            return new CacheConfig(local, remote, remote != null && !remoteReadOnly, maxBytes, env, tools,
-                    context.clock());
-        } catch (CacheSetupException e) {
-            throw new UsageException(e.getMessage());
+        Path folder = dir.folder(env);
+        if (folder == null) {
+            if (remote != null || maxBytes != null) {
+                throw new UsageException("--remote-cache and --cache-max-size need a local cache folder, and there is"
+                        + " no default one ($HOME is not set); pass --cache DIR or set $"
+                        + CacheDirOption.CACHE_DIR_VARIABLE);
+            }
+            return null; // no folder to keep a cache in: built as with --no-cache (the coordinator's log says so)
         }
+        return new CacheConfig(folder, remote, remote != null && !remoteReadOnly, maxBytes, env, tools,
+                context.clock());
     }
 }

@@ -2,6 +2,7 @@ package org.archpool.orchestrator.cli;
 
 import org.archpool.orchestrator.arch.ArchResolutionException;
 import org.archpool.orchestrator.arch.ArchSyntaxException;
+import org.archpool.orchestrator.cache.CacheSetupException;
 import org.archpool.orchestrator.manifest.ManifestException;
 import org.archpool.orchestrator.output.OutputPathException;
 import org.archpool.orchestrator.report.OutputWriteException;
@@ -27,7 +28,8 @@ public final class ExitCodes implements CommandLine.IExitCodeExceptionMapper {
     @Override
     public int getExitCode(Throwable e) {
         if (e instanceof UsageException || e instanceof ManifestException || e instanceof ArchSyntaxException
-                || e instanceof OutputPathException || e instanceof CommandLine.ParameterException) {
+                || e instanceof OutputPathException || e instanceof CacheSetupException
+                || e instanceof CommandLine.ParameterException) {
             return USAGE;
         }
         if (e instanceof ArchResolutionException) {

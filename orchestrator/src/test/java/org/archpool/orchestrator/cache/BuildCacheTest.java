@@ -80,7 +80,7 @@ class BuildCacheTest {
 
     private BuildCache cacheFor(Target target) {
         return new BuildCache(disk, null, false, target,
-                new ToolchainIdentity(Digests.of("nvcc 13.0"), List.of()), new FileHashes(null, Clock.systemUTC()),
+                () -> new ToolchainIdentity(Digests.of("nvcc 13.0"), List.of()), new FileHashes(null, Clock.systemUTC()),
                 Map.of("PATH", System.getenv("PATH")), new ArtifactVerifier(VerifyPolicy.STRICT), Clock.systemUTC(),
                 notes::add);
     }
