@@ -25,7 +25,8 @@ class Pool:
     are ``--platform`` and ``--arch`` (``"90"``, ``"80;90"`` or ``["80", "90"]``), ``archpool`` the launcher
     (default: :func:`find_archpool`). Every other keyword is one flag of ``serve`` (docs/service.md), ``_`` for
     ``-``: ``verify="strict"``, ``timeout="10m"`` (or seconds, or a timedelta), ``retries=1``, ``mode="process"``,
-    ``log_dir=...``, ``fallback_arch=...``, ``quiet=True``, ``srun_arg=[...]``… ``stderr`` is where ``serve``'s
+    ``log_dir=...``, ``fallback_arch=...``, ``quiet=True``, ``srun_arg=[...]``, ``cache=...`` (the build cache's
+    folder), ``no_cache=True``, ``remote_cache="https://..."``… ``stderr`` is where ``serve``'s
     progress and diagnostics go: None (forwarded to ``sys.stderr``), a file path, or an object with ``write``.
 
     :raises TypeError: an option that is no flag of ``serve``, or a value of the wrong type.
