@@ -97,12 +97,15 @@ class Pool:
 
     def submit_command(self, argv: Sequence[PathArg], cwd: Optional[PathArg] = None,
                        env: Optional[Mapping[str, str]] = None, artifacts: Optional[Sequence[PathArg]] = None,
-                       id: Optional[str] = None, timeout: Optional[Duration] = None) -> JobFuture:
+                       id: Optional[str] = None, timeout: Optional[Duration] = None,
+                       inputs: Optional[Sequence[PathArg]] = None) -> JobFuture:
         """Runs ``argv`` (no shell) in ``cwd``, with ``{offload-arch-flags}`` and ``{archs}`` in it replaced by the
         pool's target. ``id`` defaults to the program's name. A command job's default artifacts are the files
         written under ``cwd`` while it ran: give parallel jobs their own ``cwd``, or name their ``artifacts``.
+        ``inputs`` are globs of the files the job reads (relative to ``cwd``, or absolute): with them the build
+        cache can restore the job's artifacts instead of running it again; without them (None) it is never cached.
         Returns at once; the future's result is the :class:`JobResult`."""
-        return self._connection.submit(command_job(argv, cwd, env, artifacts, id, timeout), os.getcwd())
+        return self._connection.submit(command_job(argv, cwd, env, artifacts, id, timeout, inputs), os.getcwd())
 
     # --- the end
 
