@@ -14,7 +14,8 @@ class JobFuture(Future):
     went away first.
 
     The future is pending while the job is queued and running (``running()`` True) once ``serve`` handed it to a
-    worker (its ``started`` message; :attr:`worker` names the worker).
+    worker (its ``started`` message; :attr:`worker` names the worker). A job the build cache restores never runs on
+    a worker: its future goes from pending to done, and :attr:`worker` stays None.
 
     ``cancel()`` is that of :class:`concurrent.futures.Future`: while the job is queued it sends ``cancel`` (the job
     ends at once; ``serve``'s late answer about it is dropped), the future is cancelled and ``cancel()`` returns
@@ -57,8 +58,9 @@ class JobFuture(Future):
         job was retried; 0 while it has not started."""
         return self._attempt
 
-    def wait_started(self, timeout: Optional[float] = None) -> str:
-        """Blocks until a worker runs the job (``running()`` is True); returns its :attr:`worker`.
+    def wait_started(self, timeout: Optional[float] = None) -> Optional[str]:
+        """Blocks until a worker runs the job (``running()`` is True); returns its :attr:`worker`. Returns None for a
+        job the build cache restored (its result's ``restored``): it is done without ever running on a worker.
 
         :raises TimeoutError: when ``timeout`` seconds passed first.
         :raises CancelledError: the future was cancelled before the job started.
@@ -68,7 +70,9 @@ class JobFuture(Future):
         if not self._started.wait(timeout):
             raise TimeoutError(f"job {self.client_job_id} did not start within {timeout} s")
         if self._worker is None:
-            self.result(timeout=0)  # it ended unstarted: raises why
+            result = self.result(timeout=0)  # it ended unstarted: raises why, unless the cache restored it
+            if result.restored:
+                return None
             raise RuntimeError(f"job {self.client_job_id} has a result but archpool serve never said it started")
         return self._worker
 

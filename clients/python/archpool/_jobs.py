@@ -39,7 +39,10 @@ def cmake_job(source_dir: PathArg, build_dir: Optional[PathArg] = None, defines:
 
 def command_job(argv: Sequence[PathArg], cwd: Optional[PathArg] = None, env: Optional[Mapping[str, str]] = None,
                 artifacts: Optional[Sequence[PathArg]] = None, id: Optional[str] = None,
-                timeout: Optional[Duration] = None) -> Dict[str, Any]:
+                timeout: Optional[Duration] = None, inputs: Optional[Sequence[PathArg]] = None) -> Dict[str, Any]:
+    """``inputs``: globs of the files the job reads (relative to its ``cwd``, or absolute), which the build cache
+    hashes into the job's key; None sends none, and the job is not cached (``[]`` declares that it reads no file).
+    A CMake job needs none: its whole ``sourceDir`` is its input."""
     args = _strings(argv, "argv")
     if not args:
         raise ValueError("argv is empty; give the program and its arguments, e.g. ['nvcc', '{offload-arch-flags}',"
@@ -47,6 +50,7 @@ def command_job(argv: Sequence[PathArg], cwd: Optional[PathArg] = None, env: Opt
     job: Dict[str, Any] = {"id": _id(id, args[0]), "kind": "command", "argv": args}
     _put(job, "cwd", None if cwd is None else _path(cwd, "cwd"))
     _common(job, env, timeout, artifacts)
+    _put(job, "inputs", _strings(inputs, "inputs"))
     return job
 
 

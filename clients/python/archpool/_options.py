@@ -37,6 +37,20 @@ def _duration(flag: str) -> Callable[[str, Any], List[str]]:
     return render
 
 
+def _size(flag: str) -> Callable[[str, Any], List[str]]:
+    """A string as given (``'10G'``, ``'512M'``), or an int number of bytes."""
+    def render(name: str, value: Any) -> List[str]:
+        if isinstance(value, int) and not isinstance(value, bool):
+            if value < 0:
+                raise ValueError(f"{name} must not be negative (got {value})")
+            return [flag, str(value)]
+        if not isinstance(value, str):
+            raise TypeError(f"{name} must be a size: a string such as '10G' or '512M', or an int number of bytes, not"
+                            f" {type(value).__name__}")
+        return [flag, value]
+    return render
+
+
 def _arch_list(flag: str) -> Callable[[str, Any], List[str]]:
     """A string as given (``'80;90'``), or a sequence of names joined with ``;``."""
     def render(name: str, value: Any) -> List[str]:
@@ -86,11 +100,17 @@ OPTIONS: Dict[str, Callable[[str, Any], List[str]]] = {
     "forbid_hostcall": _switch("--forbid-hostcall"),
     "report": _text("--report"),
     "log_dir": _text("--log-dir"),
-    "max_log_size": _text("--max-log-size"),
+    "max_log_size": _size("--max-log-size"),
     "metrics": _text("--metrics"),
     "trace": _text("--trace"),
     "junit": _text("--junit"),
     "html": _text("--html"),
+    "cache": _text("--cache"),
+    "no_cache": _switch("--no-cache"),
+    "remote_cache": _text("--remote-cache"),
+    "remote_cache_read_only": _switch("--remote-cache-read-only"),
+    "remote_cache_timeout": _duration("--remote-cache-timeout"),
+    "cache_max_size": _size("--cache-max-size"),
     "quiet": _switch("-q"),
     "verbose": _switch("-v"),
 }

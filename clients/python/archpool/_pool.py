@@ -25,7 +25,8 @@ class Pool:
     are ``--platform`` and ``--arch`` (``"90"``, ``"80;90"`` or ``["80", "90"]``), ``archpool`` the launcher
     (default: :func:`find_archpool`). Every other keyword is one flag of ``serve`` (docs/service.md), ``_`` for
     ``-``: ``verify="strict"``, ``timeout="10m"`` (or seconds, or a timedelta), ``retries=1``, ``mode="process"``,
-    ``log_dir=...``, ``fallback_arch=...``, ``quiet=True``, ``srun_arg=[...]``… ``stderr`` is where ``serve``'s
+    ``log_dir=...``, ``fallback_arch=...``, ``quiet=True``, ``srun_arg=[...]``, ``cache=...`` (the build cache's
+    folder), ``no_cache=True``, ``remote_cache="https://..."``… ``stderr`` is where ``serve``'s
     progress and diagnostics go: None (forwarded to ``sys.stderr``), a file path, or an object with ``write``.
 
     :raises TypeError: an option that is no flag of ``serve``, or a value of the wrong type.
@@ -96,12 +97,15 @@ class Pool:
 
     def submit_command(self, argv: Sequence[PathArg], cwd: Optional[PathArg] = None,
                        env: Optional[Mapping[str, str]] = None, artifacts: Optional[Sequence[PathArg]] = None,
-                       id: Optional[str] = None, timeout: Optional[Duration] = None) -> JobFuture:
+                       id: Optional[str] = None, timeout: Optional[Duration] = None,
+                       inputs: Optional[Sequence[PathArg]] = None) -> JobFuture:
         """Runs ``argv`` (no shell) in ``cwd``, with ``{offload-arch-flags}`` and ``{archs}`` in it replaced by the
         pool's target. ``id`` defaults to the program's name. A command job's default artifacts are the files
         written under ``cwd`` while it ran: give parallel jobs their own ``cwd``, or name their ``artifacts``.
+        ``inputs`` are globs of the files the job reads (relative to ``cwd``, or absolute): with them the build
+        cache can restore the job's artifacts instead of running it again; without them (None) it is never cached.
         Returns at once; the future's result is the :class:`JobResult`."""
-        return self._connection.submit(command_job(argv, cwd, env, artifacts, id, timeout), os.getcwd())
+        return self._connection.submit(command_job(argv, cwd, env, artifacts, id, timeout, inputs), os.getcwd())
 
     # --- the end
 

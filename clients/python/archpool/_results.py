@@ -10,6 +10,8 @@ from typing import Any, Dict, Mapping, Optional, Tuple
 __all__ = ["Artifact", "Phase", "Timings", "JobResult", "Target", "ServeInfo", "Status", "Bye"]
 
 SUCCEEDED = "succeeded"
+#: The ``cache`` of a job whose artifacts the build cache put back instead of a worker building them.
+RESTORED = ("hit", "remote-hit")
 
 
 @dataclass(frozen=True)
@@ -60,7 +62,10 @@ class Timings:
 
 @dataclass(frozen=True)
 class JobResult:
-    """The one result of a submitted job: a ``result`` message's ``job`` (a report entry) and its ``shared``."""
+    """The one result of a submitted job: a ``result`` message's ``job`` (a report entry) and its ``shared``.
+
+    ``worker`` is None, ``attempts`` 0 and ``phases`` empty for a job the build cache restored (:attr:`restored`):
+    no worker ran it."""
 
     id: str
     client_job_id: str
@@ -80,10 +85,27 @@ class JobResult:
     shared: bool
     warnings: Tuple[str, ...]
     raw: Dict[str, Any] = field(repr=False, compare=False, hash=False)
+    #: What the build cache did for the job: ``hit`` (restored from the local cache), ``remote-hit`` (from the
+    #: remote one), ``miss`` (no entry; built and not stored: it did not succeed, or storing failed),
+    #: ``stored`` (built and stored under its key), ``uncacheable`` (no key: a command job without ``inputs``,
+    #: inputs that could not be read…) or ``rejected`` (an entry was found and refused — damaged, or its GPU code
+    #: does not match the target — so the job was built again); None when ``serve`` runs without a cache
+    #: (``no_cache=True``) or is too old to have one.
+    cache: Optional[str] = None
+    #: The job's cache key (SHA-256, hex); None when it has none (``uncacheable``, or no cache).
+    cache_key: Optional[str] = None
+    #: Why the job was ``uncacheable`` or ``rejected``, or why a built job was not stored; None otherwise.
+    cache_note: Optional[str] = None
 
     @property
     def succeeded(self) -> bool:
         return self.outcome == SUCCEEDED
+
+    @property
+    def restored(self) -> bool:
+        """Whether the build cache put the job's artifacts back (``cache`` is ``hit`` or ``remote-hit``) rather
+        than a worker building them."""
+        return self.cache in RESTORED
 
     @classmethod
     def from_message(cls, message: Mapping[str, Any]) -> "JobResult":
@@ -108,6 +130,9 @@ class JobResult:
             shared=bool(message.get("shared", job.get("shared", False))),
             warnings=tuple(job.get("warnings", ())),
             raw=dict(message),
+            cache=job.get("cache"),
+            cache_key=job.get("cacheKey"),
+            cache_note=job.get("cacheNote"),
         )
 
 

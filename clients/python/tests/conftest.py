@@ -43,6 +43,19 @@ def toolchain(archpool_home: Path) -> None:
         _missing(f"{', '.join(missing)} not on the PATH")
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _cache_of_the_session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """A serve that a test starts without a cache folder of its own keeps its build cache in one of this session's
+    ($ARCHPOOL_CACHE_DIR), never in the user's (~/.cache/archpool) nor in one a caller's environment names."""
+    before = os.environ.get("ARCHPOOL_CACHE_DIR")
+    os.environ["ARCHPOOL_CACHE_DIR"] = str(tmp_path_factory.mktemp("cache"))
+    yield
+    if before is None:
+        del os.environ["ARCHPOOL_CACHE_DIR"]
+    else:
+        os.environ["ARCHPOOL_CACHE_DIR"] = before
+
+
 @pytest.fixture(autouse=True)
 def _no_arch_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every pool gets its architecture from the test, never from the caller's CUDAARCHS/HIPARCHS."""

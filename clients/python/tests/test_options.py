@@ -65,3 +65,35 @@ def test_every_flag_of_serve_is_an_option(archpool_home: Path) -> None:
     missing = sorted(flag for flag in served - apart if flag.replace("-", "_") not in OPTIONS)
     assert missing == [], f"serve flags with no Pool option: {missing}"
     assert flags(isolate_devices="on") == ["--isolate-devices", "on"]
+
+
+def test_the_cache_options_are_their_flags() -> None:
+    assert flags(cache=Path("/var/cache/k"), remote_cache="https://cache.example/k", remote_cache_read_only=True,
+                 remote_cache_timeout=2.5, cache_max_size="10G") == [
+        "--cache", "/var/cache/k", "--remote-cache", "https://cache.example/k", "--remote-cache-read-only",
+        "--remote-cache-timeout", "2500ms", "--cache-max-size", "10G"]
+    assert flags(no_cache=True) == ["--no-cache"]
+    assert flags(remote_cache_timeout="30s", cache="rel/c") == ["--remote-cache-timeout", "30s", "--cache", "rel/c"]
+    assert flags(no_cache=False, remote_cache_read_only=False, cache=None, remote_cache=None) == []
+
+
+def test_sizes_may_be_strings_or_numbers_of_bytes() -> None:
+    assert flags(cache_max_size=10 * 1024 ** 3, max_log_size="64M") == [
+        "--cache-max-size", "10737418240", "--max-log-size", "64M"]
+    assert flags(cache_max_size=0, max_log_size=0) == ["--cache-max-size", "0", "--max-log-size", "0"]
+    with pytest.raises(ValueError, match="cache_max_size must not be negative"):
+        flags(cache_max_size=-1)
+
+
+@pytest.mark.parametrize("options, wrong", [
+    ({"cache": 3}, "cache must be a string"),
+    ({"no_cache": "yes"}, "no_cache must be True or False"),
+    ({"remote_cache": b"https://c"}, "remote_cache must be a string"),
+    ({"remote_cache_read_only": 1}, "remote_cache_read_only must be True or False"),
+    ({"remote_cache_timeout": [10]}, "remote_cache_timeout must be a duration"),
+    ({"cache_max_size": 1.5}, "cache_max_size must be a size"),
+    ({"cache_max_size": True}, "cache_max_size must be a size"),
+])
+def test_cache_values_of_the_wrong_type_are_a_type_error(options: dict, wrong: str) -> None:
+    with pytest.raises(TypeError, match=wrong):
+        flags(**options)
