@@ -3,6 +3,7 @@ package org.archpool.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.UserPrincipal;
@@ -215,9 +216,11 @@ class CacheIT {
         String sha80 = sha256(k80);
         Path blob80 = Files.createDirectories(cache.resolve("cas").resolve(sha80.substring(0, 2))).resolve(sha80);
         Files.copy(k80, blob80);
-        String forged = Files.readString(entry).replace(blob, sha80)
-                .replaceAll("\"size\":\\d+", "\"size\":" + Files.size(k80)).replace("sm_90", "sm_80");
-        Files.writeString(entry, forged);
+        ObjectNode forged = (ObjectNode) Archpool.json(entry);
+        ObjectNode artifact = (ObjectNode) forged.path("artifacts").get(0);
+        artifact.put("sha256", sha80).put("size", Files.size(k80));
+        artifact.putArray("archs").add("sm_80");
+        Files.writeString(entry, forged.toString());
         Files.delete(dir.resolve("p/k0.fatbin"));
 
         Archpool.Run handMade = build(manifest, cache, "--verify", "off");

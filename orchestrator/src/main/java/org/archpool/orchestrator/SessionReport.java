@@ -79,7 +79,7 @@ final class SessionReport {
         }
         return settings.cache().open(folder, target, settings.verify(), note -> {
             stderr.line(note);
-            LOG.warn(note);
+            LOG.info(note); // the coordinator's log; at WARN it would reach stderr a second time
         });
     }
 
@@ -97,7 +97,7 @@ final class SessionReport {
             String note = "archpool: the cache " + folder.describe() + " could not be pruned to"
                     + " --cache-max-size: " + e.getMessage();
             stderr.line(note);
-            LOG.warn(note);
+            LOG.info(note);
         }
     }
 
