@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileSystems;
+import java.nio.file.FileVisitOption;
 import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -14,6 +15,7 @@ import java.nio.file.SimpleFileVisitor;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.security.MessageDigest;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.TreeMap;
 import org.archpool.protocol.CmakeJob;
@@ -95,6 +97,11 @@ public final class JobInputs {
                 add(files, source.relativize(file).toString(), file, attrs);
                 return FileVisitResult.CONTINUE;
             }
+
+            @Override
+            public FileVisitResult visitFileFailed(Path file, IOException e) throws IOException {
+                return vanished(e);
+            }
         });
         return of(files);
     }
@@ -114,9 +121,11 @@ public final class JobInputs {
             }
             String rest = String.join("/", parts);
             PathMatcher matcher = FileSystems.getDefault().getPathMatcher("glob:" + rest);
+            // only as deep as the glob reaches: "k.cu" reads one folder, "**" every one below
+            int depth = rest.contains("**") ? Integer.MAX_VALUE : parts.size();
             Path root = base;
             if (Files.isDirectory(root, LinkOption.NOFOLLOW_LINKS)) {
-                Files.walkFileTree(root, new SimpleFileVisitor<>() {
+                Files.walkFileTree(root, EnumSet.noneOf(FileVisitOption.class), depth, new SimpleFileVisitor<>() {
                     @Override
                     public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attrs) {
                         return dir.equals(root) || !dir.getFileName().toString().equals(".git")
@@ -132,6 +141,11 @@ public final class JobInputs {
                         }
                         return FileVisitResult.CONTINUE;
                     }
+
+                    @Override
+                    public FileVisitResult visitFileFailed(Path file, IOException e) throws IOException {
+                        return vanished(e);
+                    }
                 });
             }
             if (matched[0] == 0) {
@@ -143,13 +157,25 @@ public final class JobInputs {
         return of(files);
     }
 
+    /** A file removed while the tree is read (another job's temporary file) is not an input; any other error is. */
+    private static FileVisitResult vanished(IOException e) throws IOException {
+        if (e instanceof NoSuchFileException) {
+            return FileVisitResult.CONTINUE;
+        }
+        throw e;
+    }
+
     private void add(TreeMap<String, String> files, String name, Path file, BasicFileAttributes attrs)
             throws IOException {
         if (files.size() >= MAX_FILES) {
             throw new TooManyFiles("it reads more than " + MAX_FILES + " files, which the cache does not key");
         }
         if (attrs.isSymbolicLink()) {
-            files.put(name, "link:" + Files.readSymbolicLink(file));
+            try {
+                files.put(name, "link:" + Files.readSymbolicLink(file));
+            } catch (NoSuchFileException e) {
+                // removed while the tree was read
+            }
         } else if (attrs.isRegularFile()) {
             try {
                 files.put(name, hashes.digest(file));

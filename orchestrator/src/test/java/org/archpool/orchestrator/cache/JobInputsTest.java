@@ -125,6 +125,21 @@ class JobInputsTest {
     }
 
     @Test
+    void aGlobReadsOnlyAsDeepAsItReaches() throws Exception {
+        // a folder below that cannot be listed would fail a walk that went into it
+        Path deep = Files.createDirectories(src.resolve("deep/er"));
+        Files.writeString(deep.resolve("k.cu"), "deeper");
+        CommandJob job = new CommandJob("c", List.of("nvcc", "k.cu"), src.toString(), Map.of(), null, List.of(),
+                List.of("*.cu"));
+        String before = digest(job);
+        Files.writeString(deep.resolve("k.cu"), "deeper, edited");
+        assertThat(digest(job)).isEqualTo(before);
+        CommandJob everywhere = new CommandJob("c", job.argv(), src.toString(), Map.of(), null, List.of(),
+                List.of("**.cu"));
+        assertThat(((JobInputs.Digest.Of) inputs.digest(everywhere)).files()).isEqualTo(2);
+    }
+
+    @Test
     void noInputsIsADigestToo() {
         CommandJob job = new CommandJob("c", List.of("true"), src.toString(), Map.of(), null, List.of(), List.of());
         assertThat(((JobInputs.Digest.Of) inputs.digest(job)).files()).isZero();
