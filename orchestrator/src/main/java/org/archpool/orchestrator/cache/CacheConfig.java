@@ -1,5 +1,6 @@
 package org.archpool.orchestrator.cache;
 
+import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.Map;
@@ -44,9 +45,19 @@ public record CacheConfig(Path folder, CacheBackend remote, boolean remoteWrites
      */
     public BuildCache open(DiskCache local, Target target, Verification verification, Consumer<String> notes) {
         FileHashes hashes = new FileHashes(local.fileHashes(), clock);
+        ToolVersions versions = new ToolVersions(local.toolVersions());
         VerifyPolicy policy = verification.policy() == VerifyPolicy.EXACT ? VerifyPolicy.EXACT : VerifyPolicy.STRICT;
         return new BuildCache(local, remote, remoteWrites, target,
-                () -> ToolchainIdentity.of(target.platform(), environment, tools, hashes), hashes, environment,
+                () -> {
+                    ToolchainIdentity identity = ToolchainIdentity.of(target.platform(), environment, tools, hashes,
+                            versions);
+                    try {
+                        versions.save();
+                    } catch (IOException e) {
+                        // the next build runs the tools again
+                    }
+                    return identity;
+                }, hashes, environment,
                 new ArtifactVerifier(new Verification(policy, verification.forbidHostcall())), clock, notes);
     }
 }

@@ -103,6 +103,11 @@ public final class DiskCache implements CacheBackend {
         return root.resolve("file-hashes");
     }
 
+    /** The file {@link ToolVersions} keeps in this cache. */
+    Path toolVersions() {
+        return root.resolve("tool-versions");
+    }
+
     Path actionPath(String key) {
         return root.resolve("ac").resolve(key.substring(0, 2)).resolve(key);
     }

@@ -53,12 +53,18 @@ public record ToolchainIdentity(String sha256, List<String> lines) {
      */
     public static ToolchainIdentity of(Platform platform, Map<String, String> environment, ToolRunner tools,
                                        FileHashes hashes) {
+        return of(platform, environment, tools, hashes, new ToolVersions(null));
+    }
+
+    /** @param versions what each tool's {@code --version} said, by the digest of its file (run when unknown) */
+    static ToolchainIdentity of(Platform platform, Map<String, String> environment, ToolRunner tools,
+                                FileHashes hashes, ToolVersions versions) {
         List<String> lines = new ArrayList<>();
         String path = environment.get("PATH");
         List<String> names = new ArrayList<>(platform == Platform.CUDA ? CUDA_TOOLS : HIP_TOOLS);
         names.addAll(BUILD_TOOLS);
         for (String name : names) {
-            lines.add("tool " + name + " " + tool(name, path, tools, hashes));
+            lines.add("tool " + name + " " + tool(name, path, tools, hashes, versions));
         }
         if (platform == Platform.HIP) {
             for (Path folder : deviceLibraryFolders(environment)) {
@@ -88,16 +94,20 @@ public record ToolchainIdentity(String sha256, List<String> lines) {
         }
     }
 
-    private static String tool(String name, String path, ToolRunner tools, FileHashes hashes) {
+    private static String tool(String name, String path, ToolRunner tools, FileHashes hashes,
+                               ToolVersions versions) {
         Optional<Path> found = Executables.find(name, path);
         if (found.isEmpty()) {
             return "absent";
         }
         String file = program(name, path, hashes);
-        ToolOutput version = tools.run(List.of(found.get().toString(), "--version"), VERSION_TIMEOUT);
-        String text = version.status() == ToolOutput.Status.EXITED
-                ? (version.stdout() + version.stderr()).strip().replace('\n', ' ')
-                : "version unknown: " + version.status();
+        int digest = file.indexOf(" sha256:");
+        String text = versions.of(digest < 0 ? "unreadable" : file.substring(digest + 8), () -> {
+            ToolOutput version = tools.run(List.of(found.get().toString(), "--version"), VERSION_TIMEOUT);
+            return version.status() == ToolOutput.Status.EXITED
+                    ? (version.stdout() + version.stderr()).strip().replace('\n', ' ')
+                    : "version unknown: " + version.status();
+        });
         return file + " version: " + text;
     }
 

@@ -21,12 +21,17 @@ public final class LogReporter implements SchedulerListener, Consumer<WorkerEven
     @Override
     public void finished(JobOutcome o) {
         if (o.outcome() == Outcome.SUCCEEDED) {
-            LOG.info("job {} succeeded on {} in {} ms; artifacts {}", o.id(), o.worker(), o.totalMs(),
-                    o.artifacts().stream().map(a -> a.path() + " " + a.archs()).toList());
+            LOG.info("job {} succeeded {} in {} ms; artifacts {}", o.id(),
+                    o.worker() != null ? "on " + o.worker()
+                            : "from the cache (" + o.cache() + ", key " + o.cacheKey() + ")",
+                    o.totalMs(), o.artifacts().stream().map(a -> a.path() + " " + a.archs()).toList());
         } else {
             LOG.info("job {} {} (attempts {}): {}", o.id(), o.outcome().wireName(), o.attempts(), o.message());
         }
         o.warnings().forEach(w -> LOG.info("job {} warning: {}", o.id(), w));
+        if (o.cacheNote() != null) {
+            LOG.info("job {} cache {}: {}", o.id(), o.cache(), o.cacheNote());
+        }
     }
 
     @Override
