@@ -300,6 +300,25 @@ class ReportSchemaIT {
                         .<ObjectNode>set("archs", JSON.createArrayNode().add("gfx90a"))
                         .set("hostcallKernels", JSON.createArrayNode()))));
 
+        String key = "0123456789abcdef".repeat(4);
+        mutations.put("a cache status 'hot'", r -> job0(r).put("cache", "hot"));
+        mutations.put("an uncacheable job with a key", r -> job0(r).put("cache", "uncacheable").put("cacheKey", key));
+        mutations.put("a stored job without a key", r -> job0(r).put("cache", "stored").remove("cacheKey"));
+        mutations.put("a cache key that is not SHA-256", r -> job0(r).put("cache", "stored").put("cacheKey", "abc"));
+        mutations.put("a restored job with a worker", r -> job0(r).put("cache", "hit").put("cacheKey", key)
+                .put("attempts", 0));
+        mutations.put("a restored job that failed", r -> ((ObjectNode) r.get("jobs").get(1)).put("cache", "hit")
+                .put("cacheKey", key).put("attempts", 0).remove("worker"));
+        mutations.put("a built job that succeeded without a worker", r -> job0(r).put("cache", "stored")
+                .put("cacheKey", key).remove("worker"));
+        mutations.put("cache summary without a status", r -> ((ObjectNode) r.get("cache").get("jobs")).remove("hit"));
+        mutations.put("hitRate above 1", r -> ((ObjectNode) r.get("cache")).put("hitRate", 1.5));
+        mutations.put("a remote cache URL with no scheme", r -> ((ObjectNode) r.get("cache")).put("remote", "cache:80"));
+
+        ObjectNode restored = original.deepCopy();
+        job0(restored).put("cache", "hit").put("cacheKey", key).put("attempts", 0).remove(List.of("worker", "cacheNote"));
+        assertThat(ReportSchema.problems(restored)).as("a restored job").isEmpty();
+
         for (Map.Entry<String, Consumer<ObjectNode>> m : mutations.entrySet()) {
             ObjectNode broken = original.deepCopy();
             m.getValue().accept(broken);
