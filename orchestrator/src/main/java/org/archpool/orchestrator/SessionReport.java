@@ -55,7 +55,8 @@ final class SessionReport {
 
     /**
      * The session's build cache for {@code target}, or null without one; what stops working in it is said once on
-     * {@code stderr} and in the coordinator's log.
+     * {@code stderr} and in the coordinator's log (at INFO: the log file keeps that level, and stderr, which shows
+     * WARN and above, has the line already).
      */
     static BuildCache openCache(BuildSession.Settings settings, Target target, ConsoleOutput stderr) {
         if (settings.cache() == null) {
@@ -63,7 +64,7 @@ final class SessionReport {
         }
         return settings.cache().open(target, settings.verify(), note -> {
             stderr.line(note);
-            LOG.warn(note);
+            LOG.info(note);
         });
     }
 
@@ -81,7 +82,7 @@ final class SessionReport {
             String note = "archpool: the cache " + cache.local().describe() + " could not be pruned to"
                     + " --cache-max-size: " + e.getMessage();
             stderr.line(note);
-            LOG.warn(note);
+            LOG.info(note);
         }
     }
 
