@@ -9,6 +9,7 @@ import org.archpool.orchestrator.cache.CacheSetupException;
 import org.archpool.orchestrator.cache.DiskCache;
 import org.archpool.orchestrator.cache.HttpCache;
 import org.archpool.orchestrator.tool.ToolRunner;
+import org.archpool.worker.exec.ChildEnvironment;
 import picocli.CommandLine.Option;
 
 /** The build cache: where it is, a remote one, and how large it may grow. {@code build} and {@code serve}. */
@@ -17,7 +18,7 @@ public final class CacheOptions {
     /** The variable that names the cache folder when {@code --cache} is not given. */
     public static final String CACHE_DIR_VARIABLE = "ARCHPOOL_CACHE_DIR";
     /** The variable that holds one header ({@code Name: value}) sent with every remote cache request. */
-    public static final String REMOTE_HEADER_VARIABLE = "ARCHPOOL_REMOTE_CACHE_HEADER";
+    public static final String REMOTE_HEADER_VARIABLE = ChildEnvironment.REMOTE_CACHE_HEADER;
 
     @Option(names = "--cache", paramLabel = "DIR",
             description = "The build cache folder (default: $" + CACHE_DIR_VARIABLE + ", else"
@@ -32,7 +33,7 @@ public final class CacheOptions {
     @Option(names = "--remote-cache", paramLabel = "URL",
             description = "Also use a remote cache in the layout of Bazel's HTTP cache (GET/PUT of /ac/ and /cas/:"
                     + " nginx with WebDAV, bazel-remote). An authentication header is read from $"
-                    + REMOTE_HEADER_VARIABLE + " ('Name: value') and never written anywhere.")
+                    + REMOTE_HEADER_VARIABLE + " ('Name: value'), never written anywhere, and not passed on to jobs.")
     String remoteCache;
 
     @Option(names = "--remote-cache-read-only",
