@@ -11,17 +11,21 @@
 # --browser also installs Debian's chromium (the HTML report is tested in it, headless).
 # --slurm also installs Slurm (slurmctld, slurmd, its client commands) and munge: the tests of --launcher slurm
 # run against a one-node cluster that scripts/slurm-local.sh starts.
+# --nginx also installs nginx (Debian's has the WebDAV module): the tests of --remote-cache run against the
+# remote cache that scripts/nginx-cache.sh starts with it.
 set -euo pipefail
 
 hip=false
 browser=false
 slurm=false
+nginx=false
 for arg in "$@"; do
   case "$arg" in
     --hip) hip=true ;;
     --browser) browser=true ;;
     --slurm) slurm=true ;;
-    *) echo "setup: unknown option '$arg' (the options are --hip, --browser and --slurm)" >&2; exit 2 ;;
+    --nginx) nginx=true ;;
+    *) echo "setup: unknown option '$arg' (the options are --hip, --browser, --slurm and --nginx)" >&2; exit 2 ;;
   esac
 done
 
@@ -59,6 +63,9 @@ if $slurm; then
   command -v slurmd >/dev/null 2>&1 || [ -x /usr/sbin/slurmd ] || need+=(slurmd)
   command -v srun >/dev/null 2>&1 || need+=(slurm-client)
   command -v munged >/dev/null 2>&1 || [ -x /usr/sbin/munged ] || need+=(munge)
+fi
+if $nginx; then
+  command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || need+=(nginx)
 fi
 
 if [ ${#need[@]} -gt 0 ]; then

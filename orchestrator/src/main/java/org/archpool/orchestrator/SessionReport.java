@@ -70,7 +70,8 @@ final class SessionReport {
 
     /**
      * The session's build cache for {@code target}, or null without one; what stops working in it is said once on
-     * {@code stderr} and in the coordinator's log.
+     * {@code stderr} and in the coordinator's log (at INFO: the log file keeps that level, and stderr, which shows
+     * WARN and above, has the line already).
      */
     static BuildCache openCache(BuildSession.Settings settings, DiskCache folder, Target target,
                                 ConsoleOutput stderr) {
@@ -79,7 +80,7 @@ final class SessionReport {
         }
         return settings.cache().open(folder, target, settings.verify(), note -> {
             stderr.line(note);
-            LOG.info(note); // the coordinator's log; at WARN it would reach stderr a second time
+            LOG.info(note);
         });
     }
 

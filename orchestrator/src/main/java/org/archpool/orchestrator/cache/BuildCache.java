@@ -9,7 +9,9 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.archpool.orchestrator.toolchain.ConcreteJob;
@@ -42,6 +44,8 @@ public final class BuildCache implements AutoCloseable {
     private final EntryRestorer restorer;
     private final Clock clock;
     private final Consumer<String> notes;
+    /** Blobs the remote holds under a digest their bytes do not have: stored again, never taken as present. */
+    private final Set<String> damagedRemoteBlobs = ConcurrentHashMap.newKeySet();
     private volatile boolean remoteUp = true;
     private volatile boolean localWritable = true;
 
@@ -118,6 +122,9 @@ public final class BuildCache implements AutoCloseable {
                     return new CacheLookup.Hit(key, r.entry(), r.artifacts(), true, clock.millis() - started);
                 } catch (EntryRestorer.Refused r) {
                     rejected = (rejected == null ? "" : rejected + "; and the remote's: ") + r.getMessage();
+                    if (r.damagedBlob != null) {
+                        damagedRemoteBlobs.add(r.damagedBlob);
+                    }
                     if (remoteWrites) {
                         evict(remote, key.sha256(), null);
                     }
@@ -199,12 +206,10 @@ public final class BuildCache implements AutoCloseable {
         if (remote != null && remoteWrites && remoteUp) {
             try {
                 for (ActionEntry.StoredArtifact a : stored) {
-                    if (!remote.hasBlob(a.sha256())) {
-                        remote.writeBlob(a.sha256(), Path.of(a.path()));
-                    }
+                    storeRemoteBlob(a.sha256(), Path.of(a.path()));
                 }
-                if (entry.log() != null && !remote.hasBlob(entry.log().sha256())) {
-                    remote.writeBlob(entry.log().sha256(), logFile);
+                if (entry.log() != null) {
+                    storeRemoteBlob(entry.log().sha256(), logFile);
                 }
                 remote.writeAction(key, entry.toJson());
             } catch (IOException e) {
@@ -213,6 +218,17 @@ public final class BuildCache implements AutoCloseable {
         }
         return new CacheResult(miss.rejected() != null ? CacheStatus.REJECTED : CacheStatus.STORED, key,
                 miss.rejected());
+    }
+
+    /**
+     * Sends a blob the remote does not have, or has damaged: a blob found damaged is written over, since asking the
+     * server whether it has it would say yes, and every later build would refuse the entry again.
+     */
+    private void storeRemoteBlob(String sha256, Path from) throws IOException {
+        if (damagedRemoteBlobs.contains(sha256) || !remote.hasBlob(sha256)) {
+            remote.writeBlob(sha256, from);
+            damagedRemoteBlobs.remove(sha256);
+        }
     }
 
     /** Why a succeeded job's artifacts cannot be stored, or null when they can. */
@@ -240,13 +256,26 @@ public final class BuildCache implements AutoCloseable {
         }
     }
 
+    /**
+     * A blob of a remote entry; also kept in the local cache (the job's log, too, which is not restored to a file of
+     * its own), unless its bytes do not match its digest, which the restorer then finds and says.
+     */
     private boolean remoteBlob(String sha256, Path into) throws IOException {
+        boolean found;
         try {
-            return remote.readBlob(sha256, into);
+            found = remote.readBlob(sha256, into);
         } catch (IOException e) {
             remoteFailed(e);
             throw e;
         }
+        if (found && localWritable) {
+            try {
+                local.writeBlob(sha256, into);
+            } catch (IOException e) {
+                // damaged (refused when it is checked), or the folder is full: the next build asks the remote again
+            }
+        }
+        return found;
     }
 
     /** A remote hit is also kept in the local cache, so that the next build finds it here. */

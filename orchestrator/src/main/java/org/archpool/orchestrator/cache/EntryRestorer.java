@@ -89,25 +89,32 @@ final class EntryRestorer {
         }
     }
 
-    /** Copies the log blob to {@code logFile} after {@code header}; a log that is gone is said so. */
+    /**
+     * Copies the log blob to {@code logFile} after {@code header}; a log that is gone, or whose bytes do not match
+     * its digest, is said so.
+     */
     static void restoreLog(String header, ActionEntry entry, BlobSource blobs, Path logFile) throws IOException {
         Files.createDirectories(logFile.getParent());
         Path tmp = logFile.resolveSibling(logFile.getFileName() + ".restoring");
         Files.deleteIfExists(tmp);
-        boolean restored = false;
-        if (entry.log() != null) {
-            restored = blobs.copy(entry.log().sha256(), tmp);
-        }
-        try (OutputStream out = Files.newOutputStream(logFile, StandardOpenOption.CREATE,
-                StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
-            out.write(header.getBytes(java.nio.charset.StandardCharsets.UTF_8));
-            if (restored) {
-                try (InputStream in = Files.newInputStream(tmp)) {
-                    in.transferTo(out);
+        try {
+            String missing = "archpool: the log of that build is not in the cache\n";
+            if (entry.log() != null && blobs.copy(entry.log().sha256(), tmp)
+                    && !Digests.ofFile(tmp).equals(entry.log().sha256())) {
+                Files.delete(tmp);
+                missing = "archpool: the log of that build is damaged in the cache (its bytes do not match its"
+                        + " digest " + entry.log().sha256() + ")\n";
+            }
+            try (OutputStream out = Files.newOutputStream(logFile, StandardOpenOption.CREATE,
+                    StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
+                out.write(header.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                if (Files.exists(tmp, LinkOption.NOFOLLOW_LINKS)) {
+                    try (InputStream in = Files.newInputStream(tmp)) {
+                        in.transferTo(out);
+                    }
+                } else {
+                    out.write(missing.getBytes(java.nio.charset.StandardCharsets.UTF_8));
                 }
-            } else {
-                out.write("archpool: the log of that build is not in the cache\n"
-                        .getBytes(java.nio.charset.StandardCharsets.UTF_8));
             }
         } finally {
             Files.deleteIfExists(tmp);

@@ -9,6 +9,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.archpool.protocol.UntrustedText;
 
 /**
  * A remote cache that speaks the HTTP layout of Bazel's remote cache: {@code GET}, {@code HEAD} and {@code PUT} of
@@ -16,7 +21,9 @@ import java.time.Duration;
  * ({@code dav_methods PUT DELETE; create_full_put_path on;}) and bazel-remote (with action-entry validation off:
  * archpool's entries are JSON, not Bazel's ActionResult) serve it. One optional header (authentication) goes with
  * every request; it is never written anywhere. Every answer other than 2xx or 404, and every time-out, is an
- * {@link IOException}: {@link BuildCache} reports the first one and stops using the remote for the build.
+ * {@link IOException}: {@link BuildCache} reports the first one and stops using the remote for the build. Redirects
+ * are not followed (Java's client would send the header on to whatever host one names): one is an answer other
+ * than 2xx.
  */
 public final class HttpCache implements CacheBackend {
 
@@ -29,7 +36,7 @@ public final class HttpCache implements CacheBackend {
 
     /**
      * @param header  {@code Name: value} sent with every request, or null
-     * @param timeout for connecting and for each whole request
+     * @param timeout for connecting and for each whole request, its body included
      */
     public HttpCache(URI base, String header, Duration timeout) {
         String text = base.toString();
@@ -45,7 +52,7 @@ public final class HttpCache implements CacheBackend {
             this.headerValue = null;
         }
         this.timeout = timeout;
-        this.client = HttpClient.newBuilder().connectTimeout(timeout).followRedirects(HttpClient.Redirect.NORMAL)
+        this.client = HttpClient.newBuilder().connectTimeout(timeout).followRedirects(HttpClient.Redirect.NEVER)
                 .build();
     }
 
@@ -73,6 +80,18 @@ public final class HttpCache implements CacheBackend {
         if (header != null && (header.indexOf(':') <= 0 || header.contains("\n") || header.contains("\r"))) {
             return "ARCHPOOL_REMOTE_CACHE_HEADER must be one header as 'Name: value' (e.g. 'Authorization: Bearer"
                     + " TOKEN'); fix or unset it";
+        }
+        if (header != null) {
+            // what Java's client refuses (Host, Connection, Content-Length…, characters a header cannot hold) would
+            // otherwise fail every request; the value is a secret, so only the name is shown
+            String name = header.substring(0, header.indexOf(':')).strip();
+            try {
+                HttpRequest.newBuilder(uri).header(name, header.substring(header.indexOf(':') + 1).strip());
+            } catch (IllegalArgumentException e) {
+                return "ARCHPOOL_REMOTE_CACHE_HEADER holds a header that cannot be sent (its name "
+                        + UntrustedText.quote(name) + " is not allowed, or its value holds a character a header"
+                        + " cannot); give one such as 'Authorization: Bearer TOKEN'";
+            }
         }
         return null;
     }
@@ -131,14 +150,29 @@ public final class HttpCache implements CacheBackend {
         return shown;
     }
 
+    /**
+     * Sends {@code request} and waits for the whole answer, its body included, at most the time-out: the client's
+     * own time-out ends when the headers have arrived, so a server that stalls in the middle of a body would hold
+     * the job for as long as it likes.
+     */
     private <T> HttpResponse<T> send(HttpRequest request, HttpResponse.BodyHandler<T> body) throws IOException {
         HttpResponse<T> r;
+        CompletableFuture<HttpResponse<T>> pending = null;
         try {
-            r = client.send(request, body);
+            pending = client.sendAsync(request, body);
+            r = pending.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
+            pending.cancel(true);
             Thread.currentThread().interrupt();
             throw new IOException("interrupted", e);
-        } catch (IOException e) {
+        } catch (TimeoutException e) {
+            pending.cancel(true);
+            throw new IOException(request.method() + " " + shown + " failed: no complete answer within "
+                    + timeout.toMillis() + " ms", e);
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause() == null ? e : e.getCause();
+            throw new IOException(request.method() + " " + shown + " failed: " + cause, cause);
+        } catch (RuntimeException e) {
             throw new IOException(request.method() + " " + shown + " failed: " + e, e);
         }
         int status = r.statusCode();

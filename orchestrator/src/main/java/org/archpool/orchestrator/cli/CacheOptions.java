@@ -7,6 +7,7 @@ import java.util.Map;
 import org.archpool.orchestrator.cache.CacheConfig;
 import org.archpool.orchestrator.cache.HttpCache;
 import org.archpool.orchestrator.tool.ToolRunner;
+import org.archpool.worker.exec.ChildEnvironment;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
@@ -14,7 +15,7 @@ import picocli.CommandLine.Option;
 public final class CacheOptions {
 
     /** The variable that holds one header ({@code Name: value}) sent with every remote cache request. */
-    public static final String REMOTE_HEADER_VARIABLE = "ARCHPOOL_REMOTE_CACHE_HEADER";
+    public static final String REMOTE_HEADER_VARIABLE = ChildEnvironment.REMOTE_CACHE_HEADER;
 
     @Mixin
     CacheDirOption dir = new CacheDirOption();
@@ -25,7 +26,7 @@ public final class CacheOptions {
     @Option(names = "--remote-cache", paramLabel = "URL",
             description = "Also use a remote cache in the layout of Bazel's HTTP cache (GET/PUT of /ac/ and /cas/:"
                     + " nginx with WebDAV, bazel-remote). An authentication header is read from $"
-                    + REMOTE_HEADER_VARIABLE + " ('Name: value') and never written anywhere.")
+                    + REMOTE_HEADER_VARIABLE + " ('Name: value'), never written anywhere, and not passed on to jobs.")
     String remoteCache;
 
     @Option(names = "--remote-cache-read-only",

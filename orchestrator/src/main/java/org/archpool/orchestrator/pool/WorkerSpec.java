@@ -13,6 +13,7 @@ import java.util.Optional;
 import org.archpool.protocol.HiddenDevices;
 import org.archpool.protocol.UserLocale;
 import org.archpool.worker.WorkerMain;
+import org.archpool.worker.exec.ChildEnvironment;
 import org.archpool.worker.exec.DeviceNamespace;
 
 /**
@@ -146,7 +147,8 @@ public record WorkerSpec(Path java, List<String> jvmOptions, String classPath, M
     /**
      * A process builder for {@code command} (the worker's own, or one that starts it elsewhere, like
      * {@code srun}) with the worker's environment under the JVMs' UTF-8 locale (the user's recorded for the
-     * jobs, {@link UserLocale}), every device-visibility variable set to empty, and stderr appended to
+     * jobs, {@link UserLocale}), without the coordinator's secrets ({@link ChildEnvironment#WITHHELD}), every
+     * device-visibility variable set to empty, and stderr appended to
      * {@code stderr}.
      */
     public ProcessBuilder processBuilder(List<String> command, Path stderr) {
@@ -155,6 +157,7 @@ public record WorkerSpec(Path java, List<String> jvmOptions, String classPath, M
         Map<String, String> env = builder.environment();
         env.clear();
         env.putAll(UserLocale.forJvm(environment));
+        env.keySet().removeAll(ChildEnvironment.WITHHELD);
         env.putAll(HiddenDevices.environment());
         return builder;
     }

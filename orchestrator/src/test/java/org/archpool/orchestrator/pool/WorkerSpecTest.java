@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.archpool.protocol.UserLocale;
+import org.archpool.worker.exec.ChildEnvironment;
 import org.junit.jupiter.api.Test;
 
 class WorkerSpecTest {
@@ -25,6 +26,13 @@ class WorkerSpecTest {
                 .containsEntry(UserLocale.SAVED_PREFIX + "LC_NUMERIC", "de_DE").containsEntry("PATH", "/usr/bin")
                 .containsEntry("CUDA_VISIBLE_DEVICES", "");
         assertThat(UserLocale.of(env)).isEqualTo(Map.of("LC_ALL", "C", "LC_NUMERIC", "de_DE"));
+    }
+
+    @Test
+    void aWorkerJvmDoesNotGetTheRemoteCachesHeader() {
+        Map<String, String> env = spec(Map.of("PATH", "/usr/bin", ChildEnvironment.REMOTE_CACHE_HEADER,
+                "Authorization: Bearer secret")).processBuilder(List.of("java"), Path.of("/tmp/x.log")).environment();
+        assertThat(env).containsEntry("PATH", "/usr/bin").doesNotContainKey(ChildEnvironment.REMOTE_CACHE_HEADER);
     }
 
     @Test

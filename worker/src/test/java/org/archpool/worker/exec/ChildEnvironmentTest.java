@@ -59,7 +59,19 @@ class ChildEnvironmentTest {
         System.getenv().keySet().stream().filter(UserLocale::isLocaleVariable).filter(n -> !n.equals("LANG"))
                 .forEach(n -> assertThat(changes).containsEntry(n, null));
         assertThat(changes).containsEntry("LANG", "C");
-        System.getenv().keySet().stream().filter(n -> !UserLocale.isLocaleVariable(n) && !n.startsWith("ARCHPOOL_USER"))
+        System.getenv().keySet().stream().filter(n -> !UserLocale.isLocaleVariable(n) && !n.startsWith("ARCHPOOL_USER")
+                        && !ChildEnvironment.WITHHELD.contains(n))
                 .forEach(n -> assertThat(changes).doesNotContainKey(n));
+    }
+
+    @Test
+    void aJobDoesNotInheritTheRemoteCachesHeader() {
+        Map<String, String> coordinator = Map.of("PATH", "/usr/bin",
+                ChildEnvironment.REMOTE_CACHE_HEADER, "Authorization: Bearer secret");
+
+        assertThat(ChildEnvironment.forStep(coordinator, Map.of())).containsEntry("PATH", "/usr/bin")
+                .doesNotContainKey(ChildEnvironment.REMOTE_CACHE_HEADER);
+        assertThat(ChildEnvironment.forStep(coordinator, Map.of(ChildEnvironment.REMOTE_CACHE_HEADER, "X-Own: 1")))
+                .as("a job's own env may set it").containsEntry(ChildEnvironment.REMOTE_CACHE_HEADER, "X-Own: 1");
     }
 }
