@@ -198,9 +198,7 @@ public final class BuildCache implements AutoCloseable {
                     List.copyOf(new TreeSet<>(target.archs())), clock.millis(), buildMs, stored, log);
             local.writeAction(key, entry.toJson());
         } catch (IOException | RuntimeException e) {
-            localWritable = false;
-            notes.accept("archpool: the cache folder " + local.describe() + " cannot be written (" + e.getMessage()
-                    + "); jobs are built as usual and not stored (free space, or make it writable)");
+            localFailed(e);
             return new CacheResult(built, key, join(miss.rejected(), "not stored: " + e.getMessage()));
         }
         if (remote != null && remoteWrites && remoteUp) {
@@ -301,6 +299,15 @@ public final class BuildCache implements AutoCloseable {
             }
         } catch (IOException e) {
             // a read-only cache keeps the entry; it is refused again next time, never used
+        }
+    }
+
+    /** Said once, however many slots were storing when the folder failed. */
+    private synchronized void localFailed(Exception e) {
+        if (localWritable) {
+            localWritable = false;
+            notes.accept("archpool: the cache folder " + local.describe() + " cannot be written (" + e.getMessage()
+                    + "); jobs are built as usual and not stored (free space, or make it writable)");
         }
     }
 
