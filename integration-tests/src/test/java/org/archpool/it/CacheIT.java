@@ -133,6 +133,21 @@ class CacheIT {
         assertThat(statuses(report(b))).containsOnly("hit");
         Archpool.Run verify = new Archpool().run("cache", "verify", "--cache", cache.toString());
         assertThat(verify.exitCode()).as(verify.toString()).isZero();
+
+        Archpool.Run stats = new Archpool().run("cache", "stats", "--cache", cache.toString());
+        assertThat(stats.stdout()).as(stats.toString()).contains("entries:   6").contains("blobs:     12");
+        Archpool.Run prune = new Archpool().run("cache", "prune", "--max-size", "0", "--cache", cache.toString());
+        assertThat(prune.exitCode()).as(prune.toString()).isZero();
+        assertThat(prune.stdout()).contains("removed 6 entries, 12 blobs");
+        Archpool.Run bad = new Archpool().run("cache", "prune", "--max-size", "lots", "--cache", cache.toString());
+        assertThat(bad.exitCode()).isEqualTo(2);
+        assertThat(bad.stderr()).contains("--max-size lots is not valid").doesNotContain("Exception");
+        assertThat(statuses(quietlyReport(a, cache))).containsOnly("stored");
+    }
+
+    private static JsonNode quietlyReport(Path manifest, Path cache) throws Exception {
+        assertThat(quietly(manifest, cache).exitCode()).isZero();
+        return report(manifest);
     }
 
     private static Archpool.Run quietly(Path manifest, Path cache) {

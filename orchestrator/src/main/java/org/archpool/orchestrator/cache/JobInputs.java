@@ -120,6 +120,25 @@ public final class JobInputs {
                 }
             }
             String rest = String.join("/", parts);
+            if (rest.chars().noneMatch(ch -> GLOB_CHARS.indexOf(ch) >= 0)) {
+                // a plain path: looked at, not searched for (500 jobs each naming their source in one folder of
+                // 1,000 files would otherwise list that folder 500 times)
+                Path file = base.resolve(rest);
+                BasicFileAttributes attrs;
+                try {
+                    attrs = Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+                } catch (NoSuchFileException e) {
+                    return new Digest.Unavailable("its input " + UntrustedText.quote(glob) + " does not exist"
+                            + " (relative paths start at the job's cwd " + UntrustedText.quote(cwd.toString())
+                            + "); fix the path, or remove it");
+                }
+                if (attrs.isDirectory()) {
+                    return new Digest.Unavailable("its input " + UntrustedText.quote(glob) + " is a folder; give"
+                            + " the files in it as a glob, e.g. " + UntrustedText.quote(glob + "/**"));
+                }
+                add(files, file.startsWith(cwd) ? cwd.relativize(file).toString() : file.toString(), file, attrs);
+                continue;
+            }
             PathMatcher matcher = FileSystems.getDefault().getPathMatcher("glob:" + rest);
             // only as deep as the glob reaches: "k.cu" reads one folder, "**" every one below
             int depth = rest.contains("**") ? Integer.MAX_VALUE : parts.size();

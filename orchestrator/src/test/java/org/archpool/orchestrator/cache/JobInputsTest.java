@@ -140,6 +140,22 @@ class JobInputsTest {
     }
 
     @Test
+    void aPlainPathIsReadWithoutSearchingAndMustExist() throws Exception {
+        CommandJob job = new CommandJob("c", List.of("nvcc", "k.cu"), src.toString(), Map.of(), null, List.of(),
+                List.of("k.cu", "include/k.h"));
+        String before = digest(job);
+        Files.writeString(src.resolve("include/k.h"), "#define N 4\n");
+        assertThat(digest(job)).isNotEqualTo(before);
+        CommandJob missing = new CommandJob("c", job.argv(), src.toString(), Map.of(), null, List.of(),
+                List.of("k.cu", "kernel.cu"));
+        assertThat(((JobInputs.Digest.Unavailable) inputs.digest(missing)).reason())
+                .contains("\"kernel.cu\" does not exist");
+        CommandJob folder = new CommandJob("c", job.argv(), src.toString(), Map.of(), null, List.of(),
+                List.of("include"));
+        assertThat(((JobInputs.Digest.Unavailable) inputs.digest(folder)).reason()).contains("is a folder");
+    }
+
+    @Test
     void noInputsIsADigestToo() {
         CommandJob job = new CommandJob("c", List.of("true"), src.toString(), Map.of(), null, List.of(), List.of());
         assertThat(((JobInputs.Digest.Of) inputs.digest(job)).files()).isZero();
