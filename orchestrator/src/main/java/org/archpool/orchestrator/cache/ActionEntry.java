@@ -5,7 +5,10 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -20,12 +23,15 @@ import java.util.Objects;
  * @param archs       the target's architectures, sorted
  * @param createdAtMs when it was stored
  * @param buildMs     how long the job took when it was built
+ * @param phaseMs     how long each of its phases took ({@code configure}, {@code build}, {@code command},
+ *                    {@code inspect}), in order
  * @param log         the job's log, or null when it was not kept
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @JsonIgnoreProperties(ignoreUnknown = true)
 public record ActionEntry(int keyVersion, String key, String jobId, String platform, List<String> archs,
-                         long createdAtMs, long buildMs, List<StoredArtifact> artifacts, Blob log) {
+                         long createdAtMs, long buildMs, Map<String, Long> phaseMs, List<StoredArtifact> artifacts,
+                         Blob log) {
 
     private static final ObjectMapper JSON = new ObjectMapper()
             .configure(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES, true);
@@ -50,6 +56,7 @@ public record ActionEntry(int keyVersion, String key, String jobId, String platf
     public ActionEntry {
         archs = archs == null ? List.of() : List.copyOf(archs);
         artifacts = artifacts == null ? List.of() : List.copyOf(artifacts);
+        phaseMs = phaseMs == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(phaseMs));
     }
 
     public byte[] toJson() {

@@ -156,7 +156,8 @@ public final class BuildCache implements AutoCloseable {
         List<Artifact> restored = restorer.restore(job, target, entry, blobs);
         String header = "archpool: " + job.id() + " restored from the " + (remoteEntry ? "remote " : "")
                 + "cache (key " + key.sha256() + "), built by job " + entry.jobId() + " at "
-                + Instant.ofEpochMilli(entry.createdAtMs()) + " in " + entry.buildMs() + " ms; its log follows\n";
+                + Instant.ofEpochMilli(entry.createdAtMs()) + " in " + entry.buildMs() + " ms" + phases(entry)
+                + "; its log follows\n";
         EntryRestorer.restoreLog(header, entry, blobs, logFile);
         return new Restored(entry, restored);
     }
@@ -165,10 +166,11 @@ public final class BuildCache implements AutoCloseable {
      * Stores a job that succeeded and passed its verification; its artifacts must also pass strict verification
      * and have been read completely, since a hit is judged that way.
      *
-     * @param buildMs how long the job took, recorded for the report of later hits
+     * @param buildMs how long the job took, recorded for the logs of later hits
+     * @param phaseMs how long each of its phases took, in order
      */
     public CacheResult store(CacheLookup.Miss miss, JobSpec job, List<Artifact> artifacts, long buildMs,
-                             Path logFile) {
+                             Map<String, Long> phaseMs, Path logFile) {
         String key = miss.key().sha256();
         CacheStatus built = miss.rejected() != null ? CacheStatus.REJECTED : CacheStatus.MISS;
         String reason = notStorable(job, artifacts);
@@ -195,7 +197,8 @@ public final class BuildCache implements AutoCloseable {
                 log = new ActionEntry.Blob(digest, Files.size(logFile));
             }
             entry = new ActionEntry(ActionKey.VERSION, key, job.id(), target.platform().wireName(),
-                    List.copyOf(new TreeSet<>(target.archs())), clock.millis(), buildMs, stored, log);
+                    List.copyOf(new TreeSet<>(target.archs())), clock.millis(), buildMs, phaseMs, stored,
+                    log);
             local.writeAction(key, entry.toJson());
         } catch (IOException | RuntimeException e) {
             localFailed(e);
@@ -331,6 +334,16 @@ public final class BuildCache implements AutoCloseable {
                 return value;
             }
         };
+    }
+
+    private static String phases(ActionEntry entry) {
+        if (entry.phaseMs().isEmpty()) {
+            return "";
+        }
+        StringBuilder text = new StringBuilder(" (");
+        entry.phaseMs().forEach((phase, ms) -> text.append(text.length() > 2 ? ", " : "").append(phase).append(' ')
+                .append(ms).append(" ms"));
+        return text.append(')').toString();
     }
 
     private static String join(String first, String second) {

@@ -2,7 +2,9 @@ package org.archpool.orchestrator.schedule;
 
 import java.nio.file.Path;
 import java.time.Clock;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -87,7 +89,9 @@ final class JobRun {
         }
         CacheLookup.Miss miss = (CacheLookup.Miss) lookup;
         if (built.outcome() == Outcome.SUCCEEDED) {
-            return built.withCache(cache.store(miss, concrete.job(), built.artifacts(), built.totalMs(),
+            Map<String, Long> phaseMs = new LinkedHashMap<>();
+            built.phases().forEach(p -> phaseMs.put(p.name().wireName(), p.ms()));
+            return built.withCache(cache.store(miss, concrete.job(), built.artifacts(), built.totalMs(), phaseMs,
                     built.logPath() == null ? null : Path.of(built.logPath())));
         }
         return built.withCache(new CacheResult(miss.rejected() != null ? CacheStatus.REJECTED : CacheStatus.MISS,

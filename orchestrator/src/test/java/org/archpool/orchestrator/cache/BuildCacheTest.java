@@ -95,7 +95,8 @@ class BuildCacheTest {
         assertThat(lookup).isInstanceOf(CacheLookup.Miss.class);
         Files.write(out, fatbin);
         Files.writeString(log, "$ nvcc -fatbin k.cu\n");
-        return cache.store((CacheLookup.Miss) lookup, job, List.of(new Artifact(out.toString(), archs)), 1234, log);
+        return cache.store((CacheLookup.Miss) lookup, job, List.of(new Artifact(out.toString(), archs)), 1234,
+                Map.of("command", 1200L, "inspect", 34L), log);
     }
 
     private ActionEntry entry(String key) throws Exception {
@@ -120,6 +121,7 @@ class BuildCacheTest {
         });
         assertThat(Files.readAllBytes(out)).isEqualTo(sm90);
         assertThat(Files.readString(log)).contains("restored from the cache (key " + stored.key())
+                .contains("in 1234 ms (command 1200 ms, inspect 34 ms)")
                 .contains("$ nvcc -fatbin k.cu");
         assertNoRestoreLeftovers();
     }
@@ -160,7 +162,7 @@ class BuildCacheTest {
         // rebuilt and stored again: the result says an entry was refused
         Files.write(out, sm90);
         CacheResult again = cache.store((CacheLookup.Miss) lookup, job,
-                List.of(new Artifact(out.toString(), List.of("sm_90"))), 10, log);
+                List.of(new Artifact(out.toString(), List.of("sm_90"))), 10, Map.of(), log);
         assertThat(again.status()).isEqualTo(CacheStatus.REJECTED);
         assertThat(again.note()).contains("does not match its digest");
         assertThat(disk.blobPath(blob)).exists();
@@ -197,7 +199,7 @@ class BuildCacheTest {
         CacheResult stored = buildAndStore(sm90, List.of("sm_90"));
         ActionEntry e = entry(stored.key());
         ActionEntry moved = new ActionEntry(e.keyVersion(), e.key(), e.jobId(), "cuda", List.of("80"),
-                e.createdAtMs(), e.buildMs(), e.artifacts(), e.log());
+                e.createdAtMs(), e.buildMs(), e.phaseMs(), e.artifacts(), e.log());
         disk.writeAction(stored.key(), moved.toJson());
 
         CacheLookup lookup = cache.lookup(concrete(job, CUDA_90), log);
@@ -250,7 +252,7 @@ class BuildCacheTest {
         ActionEntry e = entry(key);
         ActionEntry.StoredArtifact a = e.artifacts().get(0);
         ActionEntry forged = new ActionEntry(e.keyVersion(), key, e.jobId(), e.platform(), e.archs(), e.createdAtMs(),
-                e.buildMs(), List.of(new ActionEntry.StoredArtifact(a.path(), sha, bytes.length, false, archs,
+                e.buildMs(), e.phaseMs(), List.of(new ActionEntry.StoredArtifact(a.path(), sha, bytes.length, false, archs,
                 List.of())), e.log());
         disk.writeAction(key, forged.toJson());
     }

@@ -38,7 +38,7 @@ class CachePrunerTest {
             Files.setLastModifiedTime(cache.blobPath(sha), FileTime.fromMillis(System.currentTimeMillis() - ageS * 1000));
         }
         String key = Digests.of(name);
-        ActionEntry e = new ActionEntry(ActionKey.VERSION, key, name, "cuda", List.of("90"), 0, 1,
+        ActionEntry e = new ActionEntry(ActionKey.VERSION, key, name, "cuda", List.of("90"), 0, 1, null,
                 List.of(new ActionEntry.StoredArtifact("/b/" + name, sha, size, false, List.of(), List.of())), null);
         cache.writeAction(key, e.toJson());
         Files.setLastModifiedTime(cache.actionPath(key), FileTime.fromMillis(System.currentTimeMillis() - ageS * 1000));
