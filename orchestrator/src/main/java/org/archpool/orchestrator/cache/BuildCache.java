@@ -104,7 +104,7 @@ public final class BuildCache implements AutoCloseable {
         if (bytes != null) {
             try {
                 Restored r = restore(job, key, bytes, local::readBlob, logFile, false);
-                return new CacheLookup.Hit(key, r.entry(), r.artifacts(), false, clock.millis() - started);
+                return new CacheLookup.Hit(key, r.artifacts(), false, clock.millis() - started);
             } catch (EntryRestorer.Refused r) {
                 rejected = r.getMessage();
                 evict(local, key.sha256(), r.damagedBlob);
@@ -119,7 +119,7 @@ public final class BuildCache implements AutoCloseable {
                 try {
                     Restored r = restore(job, key, bytes, this::remoteBlob, logFile, true);
                     keepLocally(key, bytes, r.entry());
-                    return new CacheLookup.Hit(key, r.entry(), r.artifacts(), true, clock.millis() - started);
+                    return new CacheLookup.Hit(key, r.artifacts(), true, clock.millis() - started);
                 } catch (EntryRestorer.Refused r) {
                     rejected = (rejected == null ? "" : rejected + "; and the remote's: ") + r.getMessage();
                     if (r.damagedBlob != null) {
@@ -279,14 +279,19 @@ public final class BuildCache implements AutoCloseable {
         return found;
     }
 
-    /** A remote hit is also kept in the local cache, so that the next build finds it here. */
+    /**
+     * A remote hit is also kept in the local cache, so that the next build finds it here: its blobs were kept as they
+     * were fetched ({@link #remoteBlob}), so only the entry is written, and only when every one of them is here.
+     */
     private void keepLocally(ActionKey key, byte[] bytes, ActionEntry entry) {
         if (!localWritable) {
             return;
         }
         try {
             for (ActionEntry.StoredArtifact a : entry.artifacts()) {
-                local.writeBlob(a.sha256(), Path.of(a.path()));
+                if (!local.hasBlob(a.sha256())) {
+                    return; // not kept (a full folder): the next build asks the remote again
+                }
             }
             local.writeAction(key.sha256(), bytes);
         } catch (IOException e) {

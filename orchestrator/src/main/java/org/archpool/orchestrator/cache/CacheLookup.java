@@ -25,7 +25,7 @@ public sealed interface CacheLookup {
      * @param remote    whether the entry came from the remote cache
      * @param restoreMs how long looking it up and restoring it took
      */
-    record Hit(ActionKey key, ActionEntry entry, List<Artifact> artifacts, boolean remote, long restoreMs)
+    record Hit(ActionKey key, List<Artifact> artifacts, boolean remote, long restoreMs)
             implements CacheLookup {
     }
 }

@@ -2,12 +2,11 @@ package org.archpool.orchestrator.cache;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,6 +16,7 @@ import org.archpool.orchestrator.verify.Verdict;
 import org.archpool.protocol.Artifact;
 import org.archpool.protocol.JobSpec;
 import org.archpool.protocol.Target;
+import org.archpool.worker.exec.JobLog;
 import org.archpool.worker.inspect.GpuCode;
 import org.archpool.worker.inspect.GpuCodeInspector;
 
@@ -105,15 +105,19 @@ final class EntryRestorer {
                 missing = "archpool: the log of that build is damaged in the cache (its bytes do not match its"
                         + " digest " + entry.log().sha256() + ")\n";
             }
-            try (OutputStream out = Files.newOutputStream(logFile, StandardOpenOption.CREATE,
-                    StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
-                out.write(header.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            // as a worker writes a job's log: a link or other non-file at the path is refused, a hard-linked old log
+            // is left as it is
+            try (JobLog out = JobLog.open(logFile, null, () -> { })) {
+                out.write(header.getBytes(StandardCharsets.UTF_8));
                 if (Files.exists(tmp, LinkOption.NOFOLLOW_LINKS)) {
                     try (InputStream in = Files.newInputStream(tmp)) {
                         in.transferTo(out);
                     }
                 } else {
-                    out.write(missing.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                    out.write(missing.getBytes(StandardCharsets.UTF_8));
+                }
+                if (out.failure().isPresent()) {
+                    throw out.failure().get();
                 }
             }
         } finally {

@@ -3,17 +3,18 @@ package org.archpool.orchestrator.cache;
 import java.io.BufferedReader;
 import java.io.BufferedWriter;
 import java.io.IOException;
+import java.io.OutputStreamWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.FileTime;
 import java.time.Clock;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import org.archpool.orchestrator.output.AtomicFile;
 
 /**
  * The digests of files, remembered by what {@code stat} says of them (size, modification and change time, inode),
@@ -21,7 +22,7 @@ import java.util.concurrent.TimeUnit;
  * recorded has the recorded digest. As git's index does, a file modified less than {@link #RACY_NANOS} before it
  * was hashed is not remembered (a write in the same tick would keep its times), and a digest is read again
  * whenever any of the four differs. Kept in one file of the cache folder, loaded on first use and written back by
- * {@link #save()} (a temporary file renamed, so that concurrent builds each leave a whole file; the last one wins,
+ * {@link #save()} ({@link AtomicFile}: a temporary file renamed, so that concurrent builds each leave a whole file; the last one wins,
  * which costs the other only hashing again).
  */
 public final class FileHashes {
@@ -30,7 +31,7 @@ public final class FileHashes {
     static final long RACY_NANOS = TimeUnit.SECONDS.toNanos(2);
 
     /** Entries kept past {@link #save()} at most; beyond it, those not used by this build are dropped. */
-    static final int MAX_ENTRIES = 500_000;
+    static final int MAX_ENTRIES = 100_000;
 
     private record Stat(long size, long modifiedNanos, long changedNanos, long inode) {
     }
@@ -122,22 +123,19 @@ public final class FileHashes {
             return;
         }
         boolean trim = known.size() > MAX_ENTRIES;
-        Path tmp = file.resolveSibling(file.getFileName() + ".tmp." + ProcessHandle.current().pid());
-        try (BufferedWriter out = Files.newBufferedWriter(tmp, StandardCharsets.UTF_8)) {
+        AtomicFile.write(file, out -> {
+            BufferedWriter w = new BufferedWriter(new OutputStreamWriter(out, StandardCharsets.UTF_8));
             for (Map.Entry<String, Known> e : known.entrySet()) {
                 Known k = e.getValue();
                 if ((trim && !k.usedNow()) || e.getKey().indexOf('\n') >= 0) {
                     continue;
                 }
-                Stat s = k.stat();
-                out.write(k.digest() + "\t" + s.size() + "\t" + s.modifiedNanos() + "\t" + s.changedNanos() + "\t"
-                        + s.inode() + "\t" + e.getKey() + "\n");
+                Stat st = k.stat();
+                w.write(k.digest() + "\t" + st.size() + "\t" + st.modifiedNanos() + "\t" + st.changedNanos() + "\t"
+                        + st.inode() + "\t" + e.getKey() + "\n");
             }
-        } catch (IOException e) {
-            Files.deleteIfExists(tmp);
-            throw e;
-        }
-        Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            w.flush();
+        });
         changed = false;
     }
 }

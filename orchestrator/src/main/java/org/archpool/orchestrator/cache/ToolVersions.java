@@ -5,11 +5,11 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
+import org.archpool.orchestrator.output.AtomicFile;
 
 /**
  * What each tool said to {@code --version}, remembered by the SHA-256 of its file: the same bytes say the same
@@ -58,14 +58,8 @@ final class ToolVersions {
         if (file == null || !changed) {
             return;
         }
-        Path tmp = file.resolveSibling(file.getFileName() + ".tmp." + ProcessHandle.current().pid());
-        try {
-            List<String> lines = known.entrySet().stream().map(e -> e.getKey() + "\t" + e.getValue()).toList();
-            Files.write(tmp, lines, StandardCharsets.UTF_8);
-            Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-            changed = false;
-        } finally {
-            Files.deleteIfExists(tmp);
-        }
+        List<String> lines = known.entrySet().stream().map(e -> e.getKey() + "\t" + e.getValue()).toList();
+        AtomicFile.write(file, String.join("\n", lines).concat("\n").getBytes(StandardCharsets.UTF_8));
+        changed = false;
     }
 }

@@ -14,6 +14,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
+import org.archpool.orchestrator.output.AtomicFile;
 import org.archpool.orchestrator.pool.WorkerEvent;
 import org.archpool.orchestrator.schedule.JobOutcome;
 import org.archpool.protocol.Outcome;

@@ -16,6 +16,7 @@ import java.nio.file.Path;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.archpool.orchestrator.output.AtomicFile;
 
 /**
  * Writes a build report as one self-contained HTML page ({@code archpool build --html FILE}): a summary, a

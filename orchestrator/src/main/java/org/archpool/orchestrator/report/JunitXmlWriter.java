@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
+import org.archpool.orchestrator.output.AtomicFile;
 import org.archpool.orchestrator.schedule.JobOutcome;
 import org.archpool.protocol.Artifact;
 import org.archpool.protocol.Outcome;

@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import org.archpool.orchestrator.output.AtomicFile;
 
 /**
  * Writes a registry's meters in the Prometheus text exposition format, atomically (a temporary file in the same

@@ -7,6 +7,7 @@ import java.io.OutputStream;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import org.archpool.orchestrator.output.AtomicFile;
 import org.archpool.orchestrator.output.FileErrors;
 
 /**

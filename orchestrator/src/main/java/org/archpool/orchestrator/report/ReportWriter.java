@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.json.JsonMapper;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.file.Path;
+import org.archpool.orchestrator.output.AtomicFile;
 
 /** Writes a report atomically: to a temporary file beside the target, then renamed over it. */
 public final class ReportWriter {

@@ -127,6 +127,20 @@ class BuildCacheTest {
     }
 
     @Test
+    void aRestoredLogReplacesAHardLinkedOldLogWithoutWritingThroughIt() throws Exception {
+        buildAndStore(sm90, List.of("sm_90"));
+        Files.delete(out);
+        Path elsewhere = Files.writeString(dir.resolve("someone-elses-file"), "keep me");
+        Files.delete(log);
+        Files.createLink(log, elsewhere);
+
+        assertThat(cache.lookup(concrete(job, CUDA_90), log)).isInstanceOf(CacheLookup.Hit.class);
+
+        assertThat(elsewhere).hasContent("keep me");
+        assertThat(Files.readString(log)).contains("restored from the cache");
+    }
+
+    @Test
     void anEditedInputIsAMiss() throws Exception {
         buildAndStore(sm90, List.of("sm_90"));
         Files.writeString(work.resolve("k.cu"), "source, edited");

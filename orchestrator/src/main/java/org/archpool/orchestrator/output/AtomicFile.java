@@ -1,4 +1,4 @@
-package org.archpool.orchestrator.report;
+package org.archpool.orchestrator.output;
 
 import java.io.IOException;
 import java.io.OutputStream;
@@ -9,7 +9,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
-import org.archpool.orchestrator.output.PathKind;
 
 /**
  * Writes an output file so that no reader ever sees it half-written: into a temporary file in the same folder, then
@@ -34,12 +33,12 @@ public final class AtomicFile {
 
     /** Hears of the temporary file before it is written; may refuse it, and the file is removed. */
     @FunctionalInterface
-    interface Started {
+    public interface Started {
         void accept(Path temp) throws IOException;
     }
 
     /** As {@link #write(Path, Content)}, telling {@code started} the temporary file's path before writing it. */
-    static void write(Path file, Content content, Started started) throws IOException {
+    public static void write(Path file, Content content, Started started) throws IOException {
         Path target = file.toAbsolutePath();
         Files.createDirectories(target.getParent());
         Path temp = Files.createTempFile(target.getParent(), "." + target.getFileName(), ".tmp");
