@@ -23,7 +23,7 @@ from benchlib.options import Options, parse
 from benchlib.processes import stop_all
 from benchlib.report import Baseline, RunInfo, duration, figure_table, to_json, to_markdown
 from benchlib.sections import compile as compile_section
-from benchlib.sections import cache, dispatch, isolation, memory, outputs, probes, serve, start
+from benchlib.sections import cache, dispatch, isolation, memory, outputs, probes, schedule, serve, start
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -37,12 +37,13 @@ SECTION_RUNNERS: Dict[str, Callable[[Context], SectionResult]] = {
     "serve": serve.run,
     "isolation": isolation.run,
     "cache": cache.run,
+    "schedule": schedule.run,
 }
 
 # Tools each section runs besides archpool (nvcc: archpool's toolchain check asks it about the target).
 SECTION_TOOLS = {
     "compile": ("cmake", "ninja", "nvcc", "xargs"),
-    "dispatch": ("nvcc", "xargs"),
+    "dispatch": ("nvcc", "ninja", "xargs"),
     "start": ("nvcc",),
     "memory": ("nvcc",),
     "probes": ("nvcc",),
@@ -50,6 +51,7 @@ SECTION_TOOLS = {
     "serve": ("nvcc", "xargs"),
     "isolation": ("nvcc",),
     "cache": ("cmake", "ninja", "nvcc"),
+    "schedule": ("ninja", "nvcc", "xargs"),
 }
 
 
@@ -120,6 +122,8 @@ def run(options: Options) -> int:
     archpool = Archpool(options.archpool)
     machine.require_tools(tool for name in options.only for tool in SECTION_TOOLS[name])
     archpool.check_arch(options.arch)
+    if "schedule" in options.only:
+        schedule.nvcc_arch_flags(options.arch)  # a UsageError before anything is measured
     _check_writable(options.out, "--out")
     _check_writable(options.json, "--json")
     date = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")

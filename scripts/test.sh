@@ -3,7 +3,8 @@
 # (scripts/setup-debian.sh --hip --browser --slurm --nginx: CMake, Ninja, clang, python3 with venv and pytest,
 # binutils, Debian's ROCm and LLVM 19, chromium, Slurm and munge, nginx; nvcc must come with the machine), starts the
 # services they need (a one-node Slurm cluster, scripts/slurm-local.sh; a remote build cache on 127.0.0.1,
-# scripts/nginx-cache.sh, whose URL the tests find in ARCHPOOL_TEST_REMOTE_CACHE), runs `mvn -B verify` (unit tests,
+# scripts/nginx-cache.sh, whose URL the tests find in ARCHPOOL_TEST_REMOTE_CACHE), installs CMake 4 from the cmake
+# wheel beside the system's (scripts/cmake4.sh, found by the tests in ARCHPOOL_TEST_CMAKE4), runs `mvn -B verify` (unit tests,
 # then the integration tests against the built distribution), then the Python client's tests against its platform
 # wheel installed in a fresh virtual environment with no Java on the PATH (scripts/test-python.sh), and stops what it
 # started, however the tests end.
@@ -32,6 +33,9 @@ scripts/slurm-local.sh start
 scripts/nginx-cache.sh start
 ARCHPOOL_TEST_REMOTE_CACHE="$(scripts/nginx-cache.sh url)"
 export ARCHPOOL_TEST_REMOTE_CACHE
+# CMake 4, from the cmake wheel, for the tests of configure seeding next to the system's CMake 3
+ARCHPOOL_TEST_CMAKE4="$(scripts/cmake4.sh)"
+export ARCHPOOL_TEST_CMAKE4
 
 mvn -B verify "$@"
 scripts/test-python.sh

@@ -48,12 +48,20 @@ class Archpool:
         if status != 0:
             raise UsageError(f"--arch {arch}: {said.strip() or 'archpool arch could not run'}")
 
+    def _build_help(self) -> str:
+        if not hasattr(self, "_help"):
+            self._help = quick([self.launcher, "build", "--help"])[1]
+        return self._help
+
     def has_cache(self) -> bool:
         """Whether this distribution has the build cache (`--no-cache`); older ones, measured with
         --archpool or --compare-archpool, do not."""
-        if not hasattr(self, "_has_cache"):
-            self._has_cache = "--no-cache" in quick([self.launcher, "build", "--help"])[1]
-        return self._has_cache
+        return "--no-cache" in self._build_help()
+
+    def has_order(self) -> bool:
+        """Whether this distribution orders its queue by the jobs' recorded durations (`--order`); older ones
+        take the manifest's order."""
+        return "--order" in self._build_help()
 
     def no_cache(self) -> List[str]:
         """`--no-cache` where the distribution has a cache: every section but the cache's measures building."""

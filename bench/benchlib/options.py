@@ -10,13 +10,15 @@ from typing import Optional, Sequence, Tuple
 
 from .errors import UsageError
 
-SECTIONS = ("compile", "dispatch", "start", "memory", "probes", "outputs", "serve", "isolation", "cache")
+SECTIONS = ("compile", "dispatch", "start", "memory", "probes", "outputs", "serve", "isolation", "cache", "schedule")
 
 # Sizes of the full run, and of --smoke (a run of seconds for CI); an option given explicitly wins over both.
 FULL_SIZES = {"runs": 3, "projects": 48, "dispatch_jobs": 5000, "queued_jobs": 10000, "worker_starts": 20,
-              "output_jobs": 100000, "serve_jobs": 100000, "cached_jobs": 500}
+              "output_jobs": 100000, "serve_jobs": 100000, "cached_jobs": 500, "schedule_kernels": 12,
+              "long_kernel": 40, "schedule_runs": 1}
 SMOKE_SIZES = {"runs": 1, "projects": 2, "dispatch_jobs": 200, "queued_jobs": 500, "worker_starts": 3,
-               "output_jobs": 300, "serve_jobs": 300, "cached_jobs": 20}
+               "output_jobs": 300, "serve_jobs": 300, "cached_jobs": 20, "schedule_kernels": 2, "long_kernel": 8,
+               "schedule_runs": 1}
 
 # The options that change what a section measures, for its "Reproduce:" line.
 SECTION_OPTIONS = {
@@ -29,10 +31,11 @@ SECTION_OPTIONS = {
     "serve": ("runs", "dispatch_jobs", "serve_jobs", "arch"),
     "isolation": ("runs", "worker_starts", "arch"),
     "cache": ("projects", "jobs", "cached_jobs", "arch"),
+    "schedule": ("schedule_runs", "schedule_kernels", "long_kernel", "arch"),
 }
 
 DESCRIPTION = """\
-Benchmarks archpool against the compile pools users already have (xargs -P, a Python
+Benchmarks archpool against the compile pools users already have (xargs -P, ninja -j, a Python
 ProcessPoolExecutor) and writes a markdown report with the machine, the command line, and per
 section a table of medians (with min and max of the runs), the target and whether it is met.
 Contenders are interleaved round by round so that machine drift spreads evenly. Figures are
@@ -44,7 +47,8 @@ launch to hello), memory (coordinator and worker RSS), probes (detection tools r
 outputs (coordinator memory for a large build with every output, in a 200 MiB heap), serve (a
 long-running serve over its client protocol: submit latency, jobs per second, memory), isolation
 (what --isolate-devices on adds to a worker's start and a step), cache (builds restored from the build
-cache against cold ones, and no hit across architectures).
+cache against cold ones, and no hit across architectures), schedule (small nvcc jobs and one long one
+listed last: archpool's longest-first queue against FIFO pools, and the ideal makespan).
 """
 
 
@@ -62,6 +66,9 @@ class Options:
     output_jobs: int
     serve_jobs: int
     cached_jobs: int
+    schedule_kernels: int
+    long_kernel: int
+    schedule_runs: int
     compare_archpool: Optional[Path]
     arch: str
     work: Optional[Path]
@@ -129,7 +136,8 @@ def _parser() -> _Parser:
                    help="the launcher to measure (default: orchestrator/target/archpool/bin/archpool "
                         "of this repository)")
     p.add_argument("--runs", type=_count, metavar="N",
-                   help="timed runs of each contender in compile and dispatch (" + size % (3, 1) + ")")
+                   help="timed runs of each contender in compile and dispatch (" + size % (3, 1)
+                        + "; the schedule section's are --schedule-runs)")
     p.add_argument("--projects", type=_count, metavar="N",
                    help="CUDA CMake projects in the compile section (" + size % (48, 2) + ")")
     p.add_argument("--jobs", type=_count, default=2, metavar="N",
@@ -147,13 +155,23 @@ def _parser() -> _Parser:
                         + ")")
     p.add_argument("--cached-jobs", type=_count, metavar="N",
                    help="command jobs restored from the cache in the cache section (" + size % (500, 20) + ")")
+    p.add_argument("--schedule-kernels", type=_count, metavar="N",
+                   help="small nvcc jobs listed before the long one in the schedule section ("
+                        + size % (12, 2) + ")")
+    p.add_argument("--long-kernel", type=_count, metavar="N",
+                   help="template instantiations in the schedule section's long kernel; 40 compile in about 5 times "
+                        "a small kernel's time (" + size % (40, 8) + ")")
+    p.add_argument("--schedule-runs", type=_count, metavar="N",
+                   help="timed runs of each contender in the schedule section, whose run of 10 builds of real "
+                        "nvcc jobs takes minutes on 2 cores (" + size % (1, 1) + ")")
     p.add_argument("--compare-archpool", type=Path, metavar="PATH",
                    help="another bin/archpool (e.g. a distribution built from main) whose outputs section is "
                         "measured next to this one's, as ratios")
     p.add_argument("--arch", default="90", metavar="A", help="CUDA architecture to build for (default: 90)")
     p.add_argument("--fresh-configure", action="store_true",
-                   help="let every timed configure identify the compiler itself (about 4 s per project) "
-                        "instead of seeding it from one reference configure")
+                   help="start every timed build folder of the compile section empty (each configure of the "
+                        "baselines then identifies the compiler, about 4 s per project; archpool may seed its "
+                        "own) instead of seeding them all from one reference configure")
     p.add_argument("--work", type=Path, metavar="DIR",
                    help="where projects, builds and logs go; must be empty or not exist (default: a fresh "
                         "temporary folder); removed at the end unless --keep")
@@ -174,7 +192,8 @@ def _parser() -> _Parser:
                    help="run only these sections (" + ", ".join(SECTIONS) + "; default: all)")
     p.add_argument("--smoke", action="store_true",
                    help="a run of seconds for CI: --projects 2 --runs 1 --dispatch-jobs 200 "
-                        "--queued-jobs 500 --worker-starts 3 --output-jobs 300 --serve-jobs 300, everything else the same")
+                        "--queued-jobs 500 --worker-starts 3 --output-jobs 300 --serve-jobs 300 --cached-jobs 20 "
+                        "--schedule-kernels 2 --long-kernel 8 --schedule-runs 1, everything else the same")
     return p
 
 
@@ -209,7 +228,8 @@ def parse(argv: Sequence[str], repo: Path) -> Options:
         archpool=(ns.archpool or repo / "orchestrator" / "target" / "archpool" / "bin" / "archpool").absolute(),
         runs=ns.runs, projects=ns.projects, jobs=ns.jobs, dispatch_jobs=ns.dispatch_jobs,
         queued_jobs=ns.queued_jobs, worker_starts=ns.worker_starts, output_jobs=ns.output_jobs, serve_jobs=ns.serve_jobs,
-        cached_jobs=ns.cached_jobs,
+        cached_jobs=ns.cached_jobs, schedule_kernels=ns.schedule_kernels, long_kernel=ns.long_kernel,
+        schedule_runs=ns.schedule_runs,
         compare_archpool=ns.compare_archpool.absolute() if ns.compare_archpool else None, arch=ns.arch,
         work=ns.work.absolute() if ns.work else None, keep=ns.keep, out=out,
         json=(ns.json or out.with_suffix(".json")).absolute(),

@@ -61,7 +61,9 @@ def to_json(info: RunInfo, results: Sequence[SectionResult]) -> str:
         "machine": dict(info.machine),
         "sizes": {"runs": opts.runs, "projects": opts.projects, "jobs": opts.jobs,
                   "dispatchJobs": opts.dispatch_jobs, "queuedJobs": opts.queued_jobs,
-                  "workerStarts": opts.worker_starts, "outputJobs": opts.output_jobs, "serveJobs": opts.serve_jobs, "arch": opts.arch, "freshConfigure": opts.fresh_configure},
+                  "workerStarts": opts.worker_starts, "outputJobs": opts.output_jobs, "serveJobs": opts.serve_jobs, "arch": opts.arch, "freshConfigure": opts.fresh_configure,
+                  "scheduleKernels": opts.schedule_kernels, "longKernel": opts.long_kernel,
+                  "scheduleRuns": opts.schedule_runs},
         "sections": {r.name: {"title": r.title, "elapsedS": r.elapsed_s, "raw": r.raw} for r in results},
         "figures": {f.key: f.to_json() for r in results for f in r.figures},
     }

@@ -1,4 +1,4 @@
-"""Section 1, compile: archpool (process and thread mode) against xargs -P and a Python
+"""Section 1, compile: archpool (process and thread mode) against xargs -P, ninja -j and a Python
 ProcessPoolExecutor, all building the same generated CUDA CMake projects with identical commands."""
 
 from __future__ import annotations
@@ -12,8 +12,9 @@ import sys
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 
+from .. import ninja
 from ..archpool import Build, logged_commands, write_manifest
 from ..context import Context, SectionResult, interleaved
 from ..errors import BenchError
@@ -27,10 +28,14 @@ CONTENDERS = {
     "archpool-thread": "archpool (thread)",
     "archpool-client": "archpool (Python client)",
     "xargs": "xargs",
+    "ninja": "ninja",
     "python": "Python pool",
 }
-# Targets of archpool's median wall time over each baseline's.
-RATIO_TARGETS = {"xargs": 1.03, "python": 1.00}
+# Targets of archpool's median wall time over each baseline's; its ratio to ninja's is shown without one.
+RATIO_TARGETS = {"xargs": 0.6, "python": 1.00}
+COMPARED_ONLY = ("ninja",)
+# Target of the median configure time of archpool's jobs whose fresh build tree it seeded (jobs[].configureSeeded).
+SEEDED_CONFIGURE_TARGET_S = 0.5
 
 # What archpool's worker sets for every process of a job; the baselines' jobs get the same.
 HIDDEN_DEVICES = {"CUDA_VISIBLE_DEVICES": "", "HIP_VISIBLE_DEVICES": "", "ROCR_VISIBLE_DEVICES": ""}
@@ -233,7 +238,14 @@ def _xargs(ctx: Context, commands: Commands, projects: Sequence[Project], timed:
     lines.write_text("".join(_shell_line(commands.for_project(p, timed.builds[p.name]), timed.log(p)) + "\n"
                              for p in projects))
     argv = ["xargs", "-P", str(ctx.options.jobs), "-d", "\n", "-n", "1", "-a", lines, "sh", "-c"]
-    return run_timed(argv, timed.folder / "xargs.out", env=_job_environment())
+    return run_timed(argv, timed.folder / "xargs.out", env=job_environment())
+
+
+def _ninja(ctx: Context, commands: Commands, projects: Sequence[Project], timed: TimedRun) -> Finished:
+    """ninja -j<jobs>: one edge per project whose command is the line xargs runs, by /bin/sh -c."""
+    ninja.write(timed.folder, [ninja.Edge(p.name, _shell_line(commands.for_project(p, timed.builds[p.name]),
+                                                              timed.log(p))) for p in projects])
+    return ninja.run(timed.folder, ctx.options.jobs, env=job_environment())
 
 
 def _shell_line(commands: Sequence[Sequence[str]], log: Path) -> str:
@@ -249,10 +261,11 @@ def _python(ctx: Context, commands: Commands, projects: Sequence[Project], timed
     jobs.write_text(json.dumps([{"id": p.name, "log": str(timed.log(p)),
                                  "commands": commands.for_project(p, timed.builds[p.name])} for p in projects]))
     argv = [sys.executable, POOL_DRIVER, "--workers", str(ctx.options.jobs), jobs]
-    return run_timed(argv, timed.folder / "python.out", env=_job_environment())
+    return run_timed(argv, timed.folder / "python.out", env=job_environment())
 
 
-def _job_environment() -> Dict[str, str]:
+def job_environment() -> Dict[str, str]:
+    """The environment of the baselines' jobs: this one, with the GPUs hidden as archpool hides them."""
     return {**os.environ, **HIDDEN_DEVICES}
 
 
@@ -261,6 +274,7 @@ RUNNERS = {
     "archpool-thread": _archpool("thread"),
     "archpool-client": _client,
     "xargs": _xargs,
+    "ninja": _ninja,
     "python": _python,
 }
 
@@ -300,10 +314,13 @@ def run(ctx: Context) -> SectionResult:
     walls: Dict[str, List[float]] = defaultdict(list)
     cpus: Dict[str, List[float]] = defaultdict(list)
     raw = []
+    configures: List[Configure] = []
     for round_no, contender in interleaved(list(CONTENDERS), opts.runs):
         timed = _prepare(ctx, reference, projects, contender, round_no)
         finished = RUNNERS[contender](ctx, commands, projects, timed)
         _check_outputs(timed, finished, projects)
+        if contender in MINE:
+            configures += _configures(timed.folder / "report.json")
         ctx.say(f"[compile] round {round_no}/{opts.runs} {CONTENDERS[contender]}: "
                 f"{finished.wall_s:.2f} s wall, {finished.cpu_s:.2f} s CPU")
         walls[contender].append(finished.wall_s)
@@ -312,8 +329,10 @@ def run(ctx: Context) -> SectionResult:
         ctx.discard(timed.folder / "build")
     used = min(ctx.cores, opts.jobs)
     title = f"Compile: {plural(opts.projects, 'CUDA CMake project')} at parallelism {opts.jobs}"
-    return SectionResult("compile", title, _notes(ctx, commands, used), _figures(walls, cpus, used),
-                         raw={"runs": raw, "commands": list(commands.lines)})
+    seeded_figures, seeding = _seeded_configure(configures, opts.fresh_configure)
+    return SectionResult("compile", title, _notes(ctx, commands, used), _figures(walls, cpus, used) + seeded_figures,
+                         extra=seeding, raw={"runs": raw, "commands": list(commands.lines),
+                                             "configures": [c._asdict() for c in configures]})
 
 
 def _figures(walls, cpus, cores_used: int) -> List[Figure]:
@@ -324,16 +343,67 @@ def _figures(walls, cpus, cores_used: int) -> List[Figure]:
         figures.append(median_of(f"compile.cpu.{key}", f"{name}: CPU (user+sys)", "s", cpus[key]))
     median_wall = {key: statistics.median(values) for key, values in walls.items()}
     for mine in MINE:
-        for theirs, limit in RATIO_TARGETS.items():
+        for theirs, limit in [*RATIO_TARGETS.items(), *((theirs, None) for theirs in COMPARED_ONLY)]:
             figures.append(derived(f"compile.ratio.{mine}/{theirs}",
                                    f"{CONTENDERS[mine]} / {CONTENDERS[theirs]} (wall)", "ratio",
-                                   median_wall[mine] / median_wall[theirs], at_most(limit)))
+                                   median_wall[mine] / median_wall[theirs],
+                                   None if limit is None else at_most(limit)))
     limit = statistics.median(cpus["xargs"]) / cores_used
     figures.append(derived("compile.limit", f"physical limit: xargs CPU / {cores_used} cores", "s", limit))
     for mine in MINE:
         figures.append(derived(f"compile.limit-ratio.{mine}", f"{CONTENDERS[mine]} wall / physical limit",
                                "ratio", median_wall[mine] / limit))
     return figures
+
+
+class Configure(NamedTuple):
+    """One configure archpool ran: whether its report says it was seeded (None: the report does not say), and
+    its time."""
+
+    contender: str
+    job: str
+    seeded: Optional[bool]
+    seconds: float
+
+
+def _configures(report: Path) -> List[Configure]:
+    """The configure phase of every job in an archpool report (build or serve), with `configureSeeded`."""
+    data = json.loads(report.read_text())
+    found = []
+    for job in data["jobs"]:
+        ms = job.get("configureMs")
+        if ms is None:
+            ms = sum(p["ms"] for p in job.get("phases", []) if p["name"] == "configure")
+        found.append(Configure(report.parent.name, job["id"], job.get("configureSeeded"), ms / 1000))
+    return found
+
+
+def _seeded_configure(configures: Sequence[Configure], fresh_configure: bool) -> Tuple[List[Figure], str]:
+    """The median configure time of the jobs archpool seeded and of those it did not, and a paragraph saying how
+    many there were, or why there is no figure."""
+    if all(c.seeded is None for c in configures):
+        return [], ("**archpool's configure seeding.** This archpool's reports do not say whether a configure "
+                    "was seeded (no `jobs[].configureSeeded`): a distribution without configure seeding, so there "
+                    "is no seeded-configure figure.")
+    seeded = [c.seconds for c in configures if c.seeded]
+    fresh = [c.seconds for c in configures if c.seeded is False]
+    figures = []
+    if seeded:
+        figures.append(median_of("compile.configure.seeded", "archpool: configure of a seeded build tree", "s",
+                                 seeded, sample_name="configure", target=at_most(SEEDED_CONFIGURE_TARGET_S)))
+    if fresh:
+        figures.append(median_of("compile.configure.unseeded", "archpool: configure of a build tree it did not seed",
+                                 "s", fresh, sample_name="configure"))
+    text = (f"**archpool's configure seeding.** Of the {plural(len(configures), 'configure')} archpool ran "
+            f"(every archpool contender, every run), its reports (`jobs[].configureSeeded`) call "
+            f"{len(seeded)} seeded and {len(fresh)} not; the figures are the medians of their configure phases "
+            f"(`jobs[].configureMs`).")
+    if not seeded:
+        why = ("archpool seeds only a build tree without a `CMakeCache.txt`, and every build folder here got the "
+               "reference's before the run (see above); `--fresh-configure` measures archpool's seeding"
+               if not fresh_configure else "no fresh build tree started from a seed")
+        text += f" No configure was seeded: {why}. There is no seeded-configure figure."
+    return figures, text
 
 
 def _notes(ctx: Context, commands: Commands, cores_used: int) -> str:
@@ -355,11 +425,14 @@ def _notes(ctx: Context, commands: Commands, cores_used: int) -> str:
         f"`as_completed`; its time includes starting serve;\n"
         f"- **xargs**: `xargs -P{j} -d '\\n' -n 1 -a FILE sh -c`, one line per project that runs the commands "
         f"with their output to a log file;\n"
+        f"- **ninja**: `{ninja.command(j)}` over a generated `build.ninja`, one edge per project whose command is "
+        f"xargs' line for it (ninja runs it with `/bin/sh -c`; the edge's output is a stamp nothing writes, so "
+        f"every edge runs);\n"
         f"- **Python pool**: `bench/pool_driver.py`, a `concurrent.futures.ProcessPoolExecutor(max_workers={j})` "
         f"running them with `subprocess.run`, output to a log file (GT4Py's approach).",
         f"All run the same commands per project, {shown}: xargs and Python take them from the job logs of the "
         f"first archpool run, and every archpool run's job logs are checked to show them (for its own paths). "
-        f"xargs and Python run them with the environment archpool gives jobs (`CUDA_VISIBLE_DEVICES`, "
+        f"xargs, ninja and Python run them with the environment archpool gives jobs (`CUDA_VISIBLE_DEVICES`, "
         f"`HIP_VISIBLE_DEVICES` and `ROCR_VISIBLE_DEVICES` set to empty).",
         _seeding_note(opts.fresh_configure),
         f"The physical limit is the median CPU time of the xargs runs over the {cores_used} cores the builds "
@@ -369,12 +442,17 @@ def _notes(ctx: Context, commands: Commands, cores_used: int) -> str:
 
 def _seeding_note(fresh_configure: bool) -> str:
     if fresh_configure:
-        return "Every timed configure identifies the compiler itself (`--fresh-configure`)."
+        return ("Every timed build folder starts empty (`--fresh-configure`): every configure of xargs, ninja and "
+                "Python identifies the compiler itself; archpool's do too, unless its configure seeding (below) "
+                "starts a fresh build tree from its first configure of the same toolchain.")
     return (
-        "**Seeded configure.** A fresh CUDA configure spends about 4 s in CMake's compiler identification (two "
+        "**Seeded build folders.** A fresh CUDA configure spends about 4 s in CMake's compiler identification (two "
         "nvcc runs), so the reference project's configure (untimed) seeds every other: before each timed run, "
         "outside the timing, every fresh build folder gets a copy of the reference's `CMakeCache.txt` (its "
         "source and build paths replaced by the project's) and its `CMakeFiles/<cmake version>/` (without the "
         "identification's scratch `CompilerId*` folders). The timed `cmake -S … -B …` is then a real configure "
         "and generate that skips only compiler identification; the nvcc compile is untouched. "
-        "`--fresh-configure` turns this off.")
+        "`--fresh-configure` turns this off. archpool's own configure seeding (its first configure of a toolchain "
+        "seeds its later fresh build trees; `jobs[].configureSeeded`) plants only into a build tree without a "
+        "`CMakeCache.txt`, so here it has nothing to do: what it saves against the baselines, whose every "
+        "configure then identifies the compiler, shows only with `--fresh-configure`.")

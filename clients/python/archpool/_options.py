@@ -92,6 +92,8 @@ OPTIONS: Dict[str, Callable[[str, Any], List[str]]] = {
     "build_parallelism": _number("--build-parallelism"),
     "heartbeat_timeout": _duration("--heartbeat-timeout"),
     "worker_start_timeout": _duration("--worker-start-timeout"),
+    "order": _text("--order"),
+    "no_configure_seed": _switch("--no-configure-seed"),
     "launcher": _text("--launcher"),
     "partition": _text("--partition"),
     "srun_arg": _repeated("--srun-arg"),

@@ -26,7 +26,8 @@ class Pool:
     (default: :func:`find_archpool`). Every other keyword is one flag of ``serve`` (docs/service.md), ``_`` for
     ``-``: ``verify="strict"``, ``timeout="10m"`` (or seconds, or a timedelta), ``retries=1``, ``mode="process"``,
     ``log_dir=...``, ``fallback_arch=...``, ``quiet=True``, ``srun_arg=[...]``, ``cache=...`` (the build cache's
-    folder), ``no_cache=True``, ``remote_cache="https://..."``… ``stderr`` is where ``serve``'s
+    folder), ``no_cache=True``, ``remote_cache="https://..."``, ``order="fifo"`` (the queue's order; default
+    ``"longest-first"``), ``no_configure_seed=True``… ``stderr`` is where ``serve``'s
     progress and diagnostics go: None (forwarded to ``sys.stderr``), a file path, or an object with ``write``.
 
     :raises TypeError: an option that is no flag of ``serve``, or a value of the wrong type.

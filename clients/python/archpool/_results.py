@@ -64,8 +64,8 @@ class Timings:
 class JobResult:
     """The one result of a submitted job: a ``result`` message's ``job`` (a report entry) and its ``shared``.
 
-    ``worker`` is None, ``attempts`` 0 and ``phases`` empty for a job the build cache restored (:attr:`restored`):
-    no worker ran it."""
+    ``worker`` is None, ``attempts`` 0, ``phases`` empty and ``configure_seeded`` None for a job the build cache
+    restored (:attr:`restored`): no worker ran it."""
 
     id: str
     client_job_id: str
@@ -96,6 +96,16 @@ class JobResult:
     cache_key: Optional[str] = None
     #: Why the job was ``uncacheable`` or ``rejected``, or why a built job was not stored; None otherwise.
     cache_note: Optional[str] = None
+    #: How many milliseconds the job took when it last succeeded on a worker for this target (its duration
+    #: history, which ``order="longest-first"`` starts the longest jobs first by); None when it never ran before,
+    #: or from a ``serve`` too old to keep one.
+    expected_ms: Optional[int] = None
+    #: Whether the job's fresh CMake build tree started from its toolchain's configure seed (CMake did not identify
+    #: the compilers again); False for the job whose configure became the seed, a build tree that was configured
+    #: already, or a seeded configure that failed and was run again without the seed (its ``warnings`` say so).
+    #: None for command jobs, jobs the build cache restored, a pool with ``no_configure_seed=True``, or a ``serve``
+    #: too old to seed.
+    configure_seeded: Optional[bool] = None
 
     @property
     def succeeded(self) -> bool:
@@ -133,6 +143,8 @@ class JobResult:
             cache=job.get("cache"),
             cache_key=job.get("cacheKey"),
             cache_note=job.get("cacheNote"),
+            expected_ms=job.get("expectedMs"),
+            configure_seeded=job.get("configureSeeded"),
         )
 
 

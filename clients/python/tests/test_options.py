@@ -97,3 +97,21 @@ def test_sizes_may_be_strings_or_numbers_of_bytes() -> None:
 def test_cache_values_of_the_wrong_type_are_a_type_error(options: dict, wrong: str) -> None:
     with pytest.raises(TypeError, match=wrong):
         flags(**options)
+
+
+def test_the_schedule_options_are_their_flags() -> None:
+    assert flags(order="fifo", no_configure_seed=True) == ["--order", "fifo", "--no-configure-seed"]
+    assert flags(order="longest-first") == ["--order", "longest-first"]
+    assert flags(order=None, no_configure_seed=False) == []
+    assert serve_flags(2, "cuda", "90", {"no_configure_seed": True}) == [
+        "-j", "2", "--platform", "cuda", "--arch", "90", "--no-configure-seed"]
+
+
+@pytest.mark.parametrize("options, wrong", [
+    ({"order": 1}, "order must be a string"),
+    ({"no_configure_seed": "yes"}, "no_configure_seed must be True or False"),
+    ({"no_configure_seed": 1}, "no_configure_seed must be True or False"),
+])
+def test_schedule_values_of_the_wrong_type_are_a_type_error(options: dict, wrong: str) -> None:
+    with pytest.raises(TypeError, match=wrong):
+        flags(**options)

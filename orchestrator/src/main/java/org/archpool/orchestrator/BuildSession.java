@@ -11,7 +11,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.archpool.orchestrator.arch.ArchResolutionException;
@@ -72,25 +71,34 @@ public final class BuildSession {
      * @param buildParallelism {@code K} of each job's {@code cmake --build --parallel K}; 0: the machine's
      *                         {@code cpus} shared out among the workers the build uses
      * @param cache   the build cache, opened; null for none ({@code --no-cache})
+     * @param scheduling the order of the queue and configure seeding
      */
     public record Settings(Path manifest, int jobs, ArchResolver.Request arch, Path report, Path logDir,
                            boolean keepGoing, Duration timeout, int retries, int buildParallelism,
                            int maxJobsPerWorker, Verification verify, ReportFiles outputs, ConsoleStyle style,
-                           int width, int cpus, Long maxLogBytes, CacheConfig cache) {
+                           int width, int cpus, Long maxLogBytes, CacheConfig cache,
+                           SessionScheduling.Options scheduling) {
 
-        /** Without a cache. */
+        /** Without a cache, in submission order, without configure seeds. */
         public Settings(Path manifest, int jobs, ArchResolver.Request arch, Path report, Path logDir,
                         boolean keepGoing, Duration timeout, int retries, int buildParallelism,
                         int maxJobsPerWorker, Verification verify, ReportFiles outputs, ConsoleStyle style,
                         int width, int cpus, Long maxLogBytes) {
             this(manifest, jobs, arch, report, logDir, keepGoing, timeout, retries, buildParallelism,
-                    maxJobsPerWorker, verify, outputs, style, width, cpus, maxLogBytes, null);
+                    maxJobsPerWorker, verify, outputs, style, width, cpus, maxLogBytes, null,
+                    SessionScheduling.Options.PLAIN);
         }
 
         /** These settings with {@code cache} (null: none). */
         public Settings withCache(CacheConfig config) {
             return new Settings(manifest, jobs, arch, report, logDir, keepGoing, timeout, retries, buildParallelism,
-                    maxJobsPerWorker, verify, outputs, style, width, cpus, maxLogBytes, config);
+                    maxJobsPerWorker, verify, outputs, style, width, cpus, maxLogBytes, config, scheduling);
+        }
+
+        /** These settings with {@code options} for the queue's order and configure seeding. */
+        public Settings withScheduling(SessionScheduling.Options options) {
+            return new Settings(manifest, jobs, arch, report, logDir, keepGoing, timeout, retries, buildParallelism,
+                    maxJobsPerWorker, verify, outputs, style, width, cpus, maxLogBytes, cache, options);
         }
 
         /** With each job's log capped at {@link SchedulerConfig#DEFAULT_MAX_LOG_BYTES}. */
@@ -232,11 +240,12 @@ public final class BuildSession {
 
     /** How a build's or a service's scheduler runs jobs ({@code serve} always keeps going). */
     static SchedulerConfig schedulerConfig(Settings settings, Target target, int parallelism, Path logDir,
-                                           boolean keepGoing, BuildCache cache) {
-        return new SchedulerConfig(target, logDir, settings.timeout() == null ? 0 : settings.timeout().toMillis(),
-                parallelism, settings.retries(), keepGoing, settings.verify())
+                                           boolean keepGoing, BuildCache cache, SessionScheduling scheduling) {
+        return scheduling.applyTo(new SchedulerConfig(target, logDir,
+                settings.timeout() == null ? 0 : settings.timeout().toMillis(), parallelism, settings.retries(),
+                keepGoing, settings.verify())
                 .withMaxLogBytes(settings.maxLogBytes())
-                .withCache(cache);
+                .withCache(cache));
     }
 
     private int build(Instant started, Manifest manifest, Path logDir, Path reportFile, DiskCache cacheFolder,
@@ -248,21 +257,19 @@ public final class BuildSession {
         int parallelism = settings.buildParallelism(workers);
         List<JobOutcome> outcomes = new ArrayList<>();
         ReportFiles outputs = settings.outputs().withReport(reportFile);
-        try (BuildCache cache = SessionReport.openCache(settings, cacheFolder, resolution.target(), stderr);
+        try (SessionScheduling scheduling = SessionScheduling.open(settings.scheduling(), cacheFolder,
+                     manifest.baseDir());
+             BuildCache cache = SessionReport.openCache(settings, cacheFolder, resolution.target(), stderr);
              Scheduler scheduler = new Scheduler(pool,
-                     schedulerConfig(settings, resolution.target(), parallelism, logDir, settings.keepGoing(), cache),
+                     schedulerConfig(settings, resolution.target(), parallelism, logDir, settings.keepGoing(), cache,
+                             scheduling),
                      clock,
                      SchedulerListener.all(logReporter, console, metrics));
              InterruptHook interrupt = new InterruptHook(scheduler, pool, stderr)) {
             OutputProgress progress = outputs.progress();
             interrupt.track(progress);
             metrics.watchPool(scheduler::busy, pool::liveWorkers, scheduler::queued);
-            List<CompletableFuture<JobOutcome>> futures = new ArrayList<>();
-            for (JobSpec job : manifest.jobs()) {
-                futures.add(scheduler.submit(job));
-            }
-            futures.forEach(f -> outcomes.add(f.join()));
-            futures.clear();
+            scheduler.submitAll(manifest.jobs()).forEach(f -> outcomes.add(f.join()));
             interrupt.jobsEnded();
             String noWorker = pool.noWorkerStarted();
             int exitCode = interrupt.fired() ? InterruptHook.EXIT_CODE
@@ -270,7 +277,8 @@ public final class BuildSession {
                     : outcomes.stream().allMatch(o -> o.outcome() == Outcome.SUCCEEDED) ? 0 : 1;
             BuildReport report = SessionReport.of(manifest.file().toString(), started,
                     clock.millis() - started.toEpochMilli(), exitCode, target, pool, parallelism, settings.retries(),
-                    settings.keepGoing(), logDir, outcomes, cache);
+                    settings.keepGoing(), logDir, outcomes, cache, scheduler.summary());
+            scheduling.save();
             SessionReport.pruneCache(settings, cacheFolder, stderr);
             OutputWriteException notWritten = SessionReport.write(outputs, report, registry, progress);
             if (exitCode == NO_WORKER_EXIT_CODE) {
@@ -281,7 +289,7 @@ public final class BuildSession {
             // an interrupted build ends in the interrupt hook, which names what was not written: it hears of the
             // outputs before the summary, the one place where the build waits for the console's reader
             interrupt.outputsWritten(notWritten == null ? null : notWritten.getMessage());
-            console.summary(outcomes, target.line(), reportFile.toString());
+            console.summary(outcomes, target.line(), report.schedule().line(), reportFile.toString());
             if (notWritten != null && !interrupt.fired()) {
                 throw notWritten;
             }

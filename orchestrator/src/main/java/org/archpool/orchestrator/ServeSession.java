@@ -183,9 +183,11 @@ public final class ServeSession {
                 new ServerMessage.Hello.Pool(pool.mode(), pool.launcher(), pool.size(),
                         pool.deviceIsolation().reportName()), logDir.toString(),
                 reportFile.toString());
-        try (BuildCache cache = SessionReport.openCache(settings, cacheFolder, resolution.target(), stderr);
+        try (SessionScheduling scheduling = SessionScheduling.open(settings.scheduling(), cacheFolder, null);
+             BuildCache cache = SessionReport.openCache(settings, cacheFolder, resolution.target(), stderr);
              Scheduler scheduler = new Scheduler(pool,
-                     BuildSession.schedulerConfig(settings, resolution.target(), parallelism, logDir, true, cache),
+                     BuildSession.schedulerConfig(settings, resolution.target(), parallelism, logDir, true, cache,
+                             scheduling),
                      clock, SchedulerListener.all(logReporter, console, metrics))) {
             JobService service = new JobService(scheduler, pool, new ManifestReader(), clock, hello);
             try (InterruptHook interrupt = new InterruptHook(scheduler, pool, stderr, "serve",
@@ -202,7 +204,9 @@ public final class ServeSession {
                 Map<String, Integer> counts = service.outcomeCounts();
                 int exitCode = interrupt.fired() ? InterruptHook.EXIT_CODE : 0;
                 BuildReport report = SessionReport.of(null, started, clock.millis() - started.toEpochMilli(), exitCode,
-                        target, pool, parallelism, settings.retries(), true, logDir, outcomes, cache);
+                        target, pool, parallelism, settings.retries(), true, logDir, outcomes, cache,
+                        scheduler.summary());
+                scheduling.save();
                 SessionReport.pruneCache(settings, cacheFolder, stderr);
                 OutputWriteException notWritten = SessionReport.write(outputs, report, registry, progress);
                 service.bye(notWritten == null ? reportFile.toString() : null,

@@ -26,6 +26,7 @@ import org.archpool.orchestrator.report.OutputProgress;
 import org.archpool.orchestrator.report.OutputWriteException;
 import org.archpool.orchestrator.report.ReportFiles;
 import org.archpool.orchestrator.schedule.JobOutcome;
+import org.archpool.orchestrator.schedule.ScheduleSummary;
 
 /** The end of a build or a service: its report, assembled from what ran, and its outputs written. */
 final class SessionReport {
@@ -43,7 +44,7 @@ final class SessionReport {
      */
     static BuildReport of(String manifest, Instant started, long durationMs, int exitCode, ResolvedTarget target,
                           WorkerPool pool, int buildParallelism, int retries, boolean keepGoing, Path logDir,
-                          List<JobOutcome> outcomes, BuildCache cache) {
+                          List<JobOutcome> outcomes, BuildCache cache, ScheduleSummary schedule) {
         BuildReport.Pool facts = new BuildReport.Pool(pool.mode(), pool.launcher(), pool.size(), buildParallelism,
                 retries, keepGoing, logDir.toString(), pool.events(), pool.deviceIsolation().reportName());
         Map<String, Integer> counts = new LinkedHashMap<>();
@@ -52,7 +53,8 @@ final class SessionReport {
                 outcomes.stream().map(JobOutcome::cacheResult).filter(Objects::nonNull).map(CacheResult::status)
                         .toList());
         return new BuildReport(BuildReport.SCHEMA_VERSION, Version.current(), manifest, started.toString(),
-                durationMs, exitCode, target.resolution(), target.checked(), facts, counts, summary, outcomes);
+                durationMs, exitCode, target.resolution(), target.checked(), facts, counts, summary, schedule,
+                outcomes);
     }
 
     /**

@@ -112,6 +112,17 @@ class ArchitectureTest {
     }
 
     @Test
+    void configureSeedingKnowsOnlyTheToolchainAndTheCacheKeysVariables() {
+        check(noClasses().that().resideInAPackage("org.archpool.orchestrator.seed..")
+                .should().dependOnClassesThat().resideInAnyPackage("org.archpool.orchestrator.cli..",
+                        "org.archpool.orchestrator.schedule..", "org.archpool.orchestrator.pool..",
+                        "org.archpool.orchestrator.report..", "org.archpool.orchestrator.service..",
+                        "org.archpool.orchestrator.arch..", "org.archpool.orchestrator.verify..")
+                .because("a seed is taken from and planted into one build tree; when that happens is the"
+                        + " scheduler's"));
+    }
+
+    @Test
     void noTwoPackagesUseEachOther() {
         check(slices().matching("org.archpool.(**)").should().beFreeOfCycles()
                 .because("dependencies between packages go one way"));

@@ -2,7 +2,10 @@ package org.archpool.orchestrator.cli;
 
 import java.time.Duration;
 import org.archpool.orchestrator.pool.PoolMode;
+import org.archpool.orchestrator.schedule.JobOrder;
+import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.TypeConversionException;
 
 /** How many workers, of which kind, and how they treat jobs. */
 public final class PoolOptions {
@@ -45,6 +48,33 @@ public final class PoolOptions {
             description = "How long a busy worker may stay silent (it reports every second) before it is declared"
                     + " hung, killed and replaced, and its job retried (default: ${DEFAULT-VALUE}).")
     Duration heartbeatTimeout;
+
+    @Option(names = "--order", paramLabel = "fifo|longest-first", defaultValue = "longest-first",
+            converter = JobOrderConverter.class,
+            description = "Which queued job a free slot takes next: longest-first (default) runs the jobs that took"
+                    + " longest last time first (their durations are kept in the cache folder, or beside the"
+                    + " manifest in .archpool/durations), then jobs never seen, in the manifest's order; fifo keeps"
+                    + " the manifest's order.")
+    JobOrder order;
+
+    @Option(names = "--no-configure-seed",
+            description = "Configure every fresh CMake build tree from scratch. By default, the first configure of"
+                    + " each toolchain (cmake, generator, compilers, architectures, environment) is kept as a seed,"
+                    + " and later fresh build trees of that toolchain start from it, so that CMake identifies the"
+                    + " compilers once. A seed holds toolchain state only, never a project's own cache variables.")
+    boolean noConfigureSeed;
+
+    /** {@code --order} as picocli reads it: {@code fifo} or {@code longest-first}. */
+    static final class JobOrderConverter implements ITypeConverter<JobOrder> {
+        @Override
+        public JobOrder convert(String value) {
+            try {
+                return JobOrder.parse(value);
+            } catch (IllegalArgumentException e) {
+                throw new TypeConversionException(e.getMessage());
+            }
+        }
+    }
 
     /** @param byDefault what {@code -j} is when it is not given */
     int jobs(int byDefault) throws UsageException {

@@ -7,6 +7,7 @@ import java.util.Optional;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import org.archpool.orchestrator.BuildSession;
+import org.archpool.orchestrator.SessionScheduling;
 import org.archpool.orchestrator.arch.ToolchainCheck;
 import org.archpool.orchestrator.pool.LocalWorkerLauncher;
 import org.archpool.orchestrator.pool.PoolMode;
@@ -70,7 +71,8 @@ final class SessionSetup {
         return new BuildSession.Settings(manifest, jobs, arch.request(), report, logDir, keepGoing, pool.timeout,
                 pool.retries(), buildParallelism, pool.maxJobsPerWorker(), checks.verification(),
                 new ReportFiles(null, output.metrics, output.trace, output.junit, output.html),
-                output.style(context), columns(context), cpus, output.maxLogBytes(), cache.open(context, tools));
+                output.style(context), columns(context), cpus, output.maxLogBytes(), cache.open(context, tools),
+                new SessionScheduling.Options(pool.order, !pool.noConfigureSeed, env));
     }
 
     /** What starts the workers, given the folder for their logs; {@code --isolate-devices} is decided here, once. */

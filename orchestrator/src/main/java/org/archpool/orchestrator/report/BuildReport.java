@@ -8,6 +8,7 @@ import org.archpool.orchestrator.arch.ToolchainCheck;
 import org.archpool.orchestrator.pool.WorkerEvent;
 import org.archpool.orchestrator.cache.CacheSummary;
 import org.archpool.orchestrator.schedule.JobOutcome;
+import org.archpool.orchestrator.schedule.ScheduleSummary;
 
 /**
  * The JSON report of one build (schema version 1): what was targeted and why, the pool, and one entry per
@@ -30,6 +31,7 @@ public record BuildReport(
         Pool pool,
         Map<String, Integer> outcomes,
         CacheSummary cache,
+        ScheduleSummary schedule,
         List<JobOutcome> jobs) {
 
     public static final int SCHEMA_VERSION = 1;
@@ -39,7 +41,7 @@ public record BuildReport(
                        int exitCode, Resolution resolution, ToolchainCheck.Result toolchainCheck, Pool pool,
                        Map<String, Integer> outcomes, List<JobOutcome> jobs) {
         this(schemaVersion, archpoolVersion, manifest, startedAt, durationMs, exitCode, resolution, toolchainCheck,
-                pool, outcomes, null, jobs);
+                pool, outcomes, null, null, jobs);
     }
 
     /** The pool's shape and its workers' starts and deaths. */

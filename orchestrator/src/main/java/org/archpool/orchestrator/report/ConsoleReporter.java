@@ -140,6 +140,11 @@ public final class ConsoleReporter implements SchedulerListener, Consumer<Worker
      * do but print, since it blocks for as long as the console's reader does.
      */
     public void summary(List<JobOutcome> jobs, String targetLine, String reportPath) {
+        summary(jobs, targetLine, null, reportPath);
+    }
+
+    /** As {@link #summary(List, String, String)}, with {@code scheduleLine} after the cache's, when not null. */
+    public void summary(List<JobOutcome> jobs, String targetLine, String scheduleLine, String reportPath) {
         // not under this object's lock: a late event (the pool closing on Ctrl-C) must not wait for the reader
         PrintStream stream = out.finish();
         long ok = jobs.stream().filter(j -> j.outcome() == Outcome.SUCCEEDED).count();
@@ -163,6 +168,9 @@ public final class ConsoleReporter implements SchedulerListener, Consumer<Worker
         String cache = cacheLine(jobs);
         if (cache != null) {
             stream.println(cache);
+        }
+        if (scheduleLine != null && style.verbosity() != Verbosity.QUIET) {
+            stream.println(scheduleLine);
         }
         stream.printf("%d of %d jobs succeeded. Report: %s%n", ok, jobs.size(), reportPath);
         stream.flush();

@@ -32,6 +32,9 @@ import org.archpool.protocol.PhaseTiming;
  *                        null for a manifest's job
  * @param cacheResult     what the build cache did for the job (the report's {@code cache}, {@code cacheKey} and
  *                        {@code cacheNote}); null when the build has no cache
+ * @param expectedMs      how long the job took when it last ran, which placed it in the queue; null when unknown
+ * @param configureSeeded for a CMake job that a worker configured: whether its build tree started from a configure
+ *                        seed; null for other jobs and when seeding is off
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @JsonPropertyOrder({"id", "clientJobId"})
@@ -58,7 +61,9 @@ public record JobOutcome(
         List<String> attemptFailures,
         List<String> warnings,
         String clientJobId,
-        @JsonIgnore CacheResult cacheResult) {
+        @JsonIgnore CacheResult cacheResult,
+        Long expectedMs,
+        Boolean configureSeeded) {
 
     public JobOutcome {
         phases = phases == null ? List.of() : List.copyOf(phases);
@@ -74,21 +79,44 @@ public record JobOutcome(
                       String message, List<Artifact> artifacts, List<String> attemptFailures, List<String> warnings) {
         this(id, kind, outcome, exitCode, signal, worker, attempts, startMs, queueWaitMs, configureMs, buildMs,
                 commandMs, inspectMs, totalMs, phases, logPath, logTail, message, artifacts, attemptFailures, warnings,
-                null, null);
+                null, null, null, null);
     }
 
     /** This outcome as the client that named the job {@code clientJobId} is told it. */
     public JobOutcome forClient(String clientJobId) {
         return new JobOutcome(id, kind, outcome, exitCode, signal, worker, attempts, startMs, queueWaitMs,
                 configureMs, buildMs, commandMs, inspectMs, totalMs, phases, logPath, logTail, message, artifacts,
-                attemptFailures, warnings, clientJobId, cacheResult);
+                attemptFailures, warnings, clientJobId, cacheResult, expectedMs, configureSeeded);
     }
 
     /** This outcome with what the build cache did for the job. */
     public JobOutcome withCache(CacheResult cache) {
         return new JobOutcome(id, kind, outcome, exitCode, signal, worker, attempts, startMs, queueWaitMs,
                 configureMs, buildMs, commandMs, inspectMs, totalMs, phases, logPath, logTail, message, artifacts,
-                attemptFailures, warnings, clientJobId, cache);
+                attemptFailures, warnings, clientJobId, cache, expectedMs, configureSeeded);
+    }
+
+    /** This outcome with how long the job took when it last ran (null: unknown). */
+    public JobOutcome withExpectedMs(Long ms) {
+        return new JobOutcome(id, kind, outcome, exitCode, signal, worker, attempts, startMs, queueWaitMs,
+                configureMs, buildMs, commandMs, inspectMs, totalMs, phases, logPath, logTail, message, artifacts,
+                attemptFailures, warnings, clientJobId, cacheResult, ms, configureSeeded);
+    }
+
+    /** This outcome saying whether the job's build tree was seeded, with {@code warning} added when not null. */
+    public JobOutcome withConfigureSeeded(boolean seeded, String warning) {
+        List<String> all = new java.util.ArrayList<>(warnings);
+        if (warning != null) {
+            all.add(warning);
+        }
+        return new JobOutcome(id, kind, outcome, exitCode, signal, worker, attempts, startMs, queueWaitMs,
+                configureMs, buildMs, commandMs, inspectMs, totalMs, phases, logPath, logTail, message, artifacts,
+                attemptFailures, all, clientJobId, cacheResult, expectedMs, seeded);
+    }
+
+    /** The time the job's own work took in its last attempt: configure, build or command, and inspection. */
+    public long workMs() {
+        return configureMs + buildMs + commandMs + inspectMs;
     }
 
     /** {@code hit}, {@code remote-hit}, {@code miss}, {@code stored}, {@code uncacheable} or {@code rejected}. */
@@ -117,7 +145,8 @@ public record JobOutcome(
                                       String logPath) {
         return new JobOutcome(job.id(), job.kind(), Outcome.SUCCEEDED, 0, null, null, 0, atMs, queueWaitMs, 0, 0, 0,
                 0, hit.restoreMs(), null, logPath, null, null, hit.artifacts(), null, null, null,
-                new CacheResult(hit.remote() ? CacheStatus.REMOTE_HIT : CacheStatus.HIT, hit.key().sha256(), null));
+                new CacheResult(hit.remote() ? CacheStatus.REMOTE_HIT : CacheStatus.HIT, hit.key().sha256(), null),
+                null, null);
     }
 
     /**

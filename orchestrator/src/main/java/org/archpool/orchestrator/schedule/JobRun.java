@@ -1,10 +1,12 @@
 package org.archpool.orchestrator.schedule;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -18,12 +20,16 @@ import org.archpool.orchestrator.pool.Worker;
 import org.archpool.orchestrator.pool.WorkerFailedException;
 import org.archpool.orchestrator.pool.WorkerFailure;
 import org.archpool.orchestrator.pool.WorkerPool;
+import org.archpool.orchestrator.seed.ConfigureSeeds;
+import org.archpool.orchestrator.seed.SeedKey;
 import org.archpool.orchestrator.toolchain.ConcreteJob;
 import org.archpool.orchestrator.verify.Verdict;
 import org.archpool.protocol.BuildRequest;
 import org.archpool.protocol.BuildResult;
+import org.archpool.protocol.CmakeJob;
 import org.archpool.protocol.JobSpec;
 import org.archpool.protocol.Outcome;
+import org.archpool.protocol.Phase;
 import org.archpool.protocol.codec.MessageCodec;
 import org.archpool.protocol.codec.MessageReader;
 
@@ -77,13 +83,13 @@ final class JobRun {
         }
         BuildCache cache = config.cache();
         if (cache == null) {
-            return send(slot, job, concrete, timeoutMs, attempts, queueWait, dispatchedAt, onStart);
+            return seededSend(slot, job, concrete, timeoutMs, attempts, queueWait, dispatchedAt, onStart);
         }
         CacheLookup lookup = cache.lookup(concrete, config.logPath(job, 1));
         if (lookup instanceof CacheLookup.Hit hit) {
             return JobOutcome.restored(job, hit, dispatchedAt - origin, queueWait, config.logPath(job, 1).toString());
         }
-        JobOutcome built = send(slot, job, concrete, timeoutMs, attempts, queueWait, dispatchedAt, onStart);
+        JobOutcome built = seededSend(slot, job, concrete, timeoutMs, attempts, queueWait, dispatchedAt, onStart);
         if (lookup instanceof CacheLookup.Uncacheable u) {
             return built.withCache(CacheResult.uncacheable(u.reason()));
         }
@@ -96,6 +102,46 @@ final class JobRun {
         }
         return built.withCache(new CacheResult(miss.rejected() != null ? CacheStatus.REJECTED : CacheStatus.MISS,
                 miss.key().sha256(), miss.rejected()));
+    }
+
+    /**
+     * {@link #send}s the job, a CMake job's fresh build tree seeded first when the config has
+     * {@linkplain SchedulerConfig#seeds() seeds} of its toolchain; a fresh tree configured without a seed becomes
+     * the seed of its toolchain. A seeded configure that fails drops its seed and is sent once more, unseeded.
+     */
+    private JobOutcome seededSend(int slot, JobSpec job, ConcreteJob concrete, long timeoutMs, Attempts attempts,
+                                  long queueWait, long dispatchedAt, Consumer<JobStart> onStart) {
+        ConfigureSeeds seeds = config.seeds();
+        Optional<SeedKey> key = seeds == null ? Optional.empty() : seeds.keyOf(concrete);
+        if (key.isEmpty()) {
+            return send(slot, job, concrete, timeoutMs, attempts, queueWait, dispatchedAt, onStart);
+        }
+        Path buildDir = Path.of(((CmakeJob) concrete.job()).buildDir());
+        boolean fresh = !Files.exists(buildDir.resolve("CMakeCache.txt"));
+        boolean seeded = fresh && seeds.plant(key.get(), buildDir);
+        JobOutcome built = send(slot, job, concrete, timeoutMs, attempts, queueWait, dispatchedAt, onStart);
+        if (seeded && built.outcome() == Outcome.FAILED && !ran(built, Phase.BUILD) && ran(built, Phase.CONFIGURE)
+                && stop.stopReason(job.id()) == null) {
+            seeds.discard(key.get());
+            ConfigureSeeds.unplant(buildDir);
+            String seededFailure = built.message();
+            built = send(slot, job, concrete, timeoutMs, Attempts.none(clock.millis() - origin), queueWait,
+                    dispatchedAt, onStart);
+            if (ran(built, Phase.BUILD)) {
+                seeds.harvest(key.get(), buildDir);
+            }
+            return built.withConfigureSeeded(false, "its configure failed when seeded (" + seededFailure
+                    + "), so the seed was dropped and the job configured again without one");
+        }
+        if (!seeded && fresh && ran(built, Phase.BUILD)) {
+            seeds.harvest(key.get(), buildDir);
+        }
+        return built.withConfigureSeeded(seeded, null);
+    }
+
+    /** Whether the outcome's last attempt reached {@code phase}. */
+    private static boolean ran(JobOutcome outcome, Phase phase) {
+        return outcome.phases().stream().anyMatch(p -> p.name() == phase);
     }
 
     /** Sends the job to the slot's worker, retrying when the infrastructure fails, and judges what it built. */

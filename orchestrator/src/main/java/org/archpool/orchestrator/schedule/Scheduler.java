@@ -3,33 +3,44 @@ package org.archpool.orchestrator.schedule;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
 import java.util.Objects;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.PriorityBlockingQueue;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import org.archpool.orchestrator.pool.WorkerPool;
 import org.archpool.protocol.JobSpec;
 import org.archpool.protocol.Outcome;
 
 /**
- * Runs submitted jobs on the pool's slots, one job per slot at a time, in submission order: one thread per slot
- * takes the next job from the queue and hands it to a {@link JobRun}, which makes it concrete with the config's
- * {@link SchedulerConfig#planner() planner}, sends it, retries it when the infrastructure fails, and has a
- * succeeded job's artifacts checked by the config's {@link SchedulerConfig#judge() judge}. Unless
- * {@code keepGoing}, the first job that does not succeed stops dispatching: every job not yet started is recorded
- * {@code cancelled}. One job, or any set of them, can be {@linkplain #cancel(Collection, String) cancelled} on its own. Every submitted job's future
- * completes with exactly one outcome.
+ * Runs submitted jobs on the pool's slots, one job per slot at a time, in the config's {@linkplain JobOrder order}
+ * (submission order, or the longest expected first): one thread per slot takes the next job from the queue and
+ * hands it to a {@link JobRun}, which makes it concrete with the config's {@link SchedulerConfig#planner() planner},
+ * sends it, retries it when the infrastructure fails, and has a succeeded job's artifacts checked by the config's
+ * {@link SchedulerConfig#judge() judge}. Unless {@code keepGoing}, the first job that does not succeed stops
+ * dispatching: every job not yet started is recorded {@code cancelled}. One job, or any set of them, can be
+ * {@linkplain #cancel(Collection, String) cancelled} on its own. Every submitted job's future completes with
+ * exactly one outcome.
  */
 public final class Scheduler implements AutoCloseable {
 
-    private record Queued(JobSpec job, Consumer<JobStart> onStart, CompletableFuture<JobOutcome> future,
-                          long submittedAtMs) {
+    /**
+     * A job waiting for a slot.
+     *
+     * @param name       what the duration history knows it by
+     * @param seq        its place in submission order
+     * @param expectedMs how long it took last time; null when unknown
+     */
+    private record Queued(JobSpec job, String name, Consumer<JobStart> onStart, CompletableFuture<JobOutcome> future,
+                          long submittedAtMs, long seq, Long expectedMs) {
     }
 
-    private static final Queued STOP = new Queued(null, null, null, 0);
+    /** Tells a slot thread to end; sorts after every job, so that queued jobs run first. */
+    private static final Queued STOP = new Queued(null, null, null, null, 0, Long.MAX_VALUE, null);
 
     private final Clock clock;
     /** When the scheduler started: {@link JobOutcome#startMs()} counts from here. */
@@ -38,8 +49,16 @@ public final class Scheduler implements AutoCloseable {
     private final SchedulerListener listener;
     private final BuildStop stop = new BuildStop();
     private final JobRun runs;
-    private final BlockingQueue<Queued> queue = new LinkedBlockingQueue<>();
+    private final BlockingQueue<Queued> queue;
+    private final AtomicLong submitted = new AtomicLong();
     private final List<Thread> slots = new ArrayList<>();
+    /** What the report's {@code schedule} adds up, under its own lock. */
+    private final Object times = new Object();
+    private int ran;
+    private long jobTimeMs;
+    private long longestJobMs;
+    private long firstDispatchMs = Long.MAX_VALUE;
+    private long lastOutcomeMs = Long.MIN_VALUE;
 
     public Scheduler(WorkerPool pool, SchedulerConfig config, Clock clock, SchedulerListener listener) {
         this.clock = clock;
@@ -47,6 +66,7 @@ public final class Scheduler implements AutoCloseable {
         this.config = config;
         this.listener = listener;
         this.runs = new JobRun(pool, config, clock, origin, listener, stop);
+        this.queue = new PriorityBlockingQueue<>(64, order(config.order()));
         for (int i = 0; i < pool.size(); i++) {
             int slot = i;
             Thread t = new Thread(() -> slotLoop(slot), "archpool-slot-" + (slot + 1));
@@ -68,9 +88,59 @@ public final class Scheduler implements AutoCloseable {
      * never reported started.
      */
     public CompletableFuture<JobOutcome> submit(JobSpec job, Consumer<JobStart> onStart) {
-        CompletableFuture<JobOutcome> future = new CompletableFuture<>();
-        queue.add(new Queued(job, Objects.requireNonNull(onStart, "onStart"), future, clock.millis()));
-        return future;
+        return submit(job, job.id(), onStart);
+    }
+
+    /**
+     * As {@link #submit(JobSpec, Consumer)}, for a job that the duration history knows as {@code name} (under
+     * {@code serve}, the client's name for it, which stays the same from one session to the next).
+     */
+    public CompletableFuture<JobOutcome> submit(JobSpec job, String name, Consumer<JobStart> onStart) {
+        Queued q = queued(job, name, onStart);
+        queue.add(q);
+        return q.future();
+    }
+
+    /**
+     * Queues every job of {@code jobs} at once, in the config's {@linkplain SchedulerConfig#order() order}: a slot
+     * that is free already takes the first of that order, not the first of the list.
+     *
+     * @return each job's future, in the order of {@code jobs}
+     */
+    public List<CompletableFuture<JobOutcome>> submitAll(List<? extends JobSpec> jobs) {
+        List<Queued> all = new ArrayList<>(jobs.size());
+        jobs.forEach(job -> all.add(queued(job, job.id(), start -> { })));
+        List<Queued> sorted = new ArrayList<>(all);
+        sorted.sort(order(config.order()));
+        queue.addAll(sorted);
+        return all.stream().map(Queued::future).toList();
+    }
+
+    /** What the report's {@code schedule} says about the jobs that ran so far. */
+    public ScheduleSummary summary() {
+        synchronized (times) {
+            long wall = ran == 0 ? 0 : lastOutcomeMs - firstDispatchMs;
+            return ScheduleSummary.of(config.order(), slots.size(), ran, jobTimeMs, longestJobMs, wall);
+        }
+    }
+
+    private Queued queued(JobSpec job, String name, Consumer<JobStart> onStart) {
+        Long expected = config.history() == null ? null : config.history().expectedMs(name, job, config.target());
+        return new Queued(job, name, Objects.requireNonNull(onStart, "onStart"), new CompletableFuture<>(),
+                clock.millis(), submitted.getAndIncrement(), expected);
+    }
+
+    /** Submission order for {@code fifo}; longest expected first, then unknown ones in submission order, else. */
+    private static Comparator<Queued> order(JobOrder order) {
+        Comparator<Queued> stopLast = Comparator.comparing(q -> q == STOP);
+        Comparator<Queued> bySeq = Comparator.comparingLong(Queued::seq);
+        if (order == JobOrder.FIFO) {
+            return stopLast.thenComparing(bySeq);
+        }
+        return stopLast.thenComparing(q -> q.expectedMs() == null)
+                .thenComparing(Comparator.comparingLong((Queued q) -> q.expectedMs() == null ? 0 : q.expectedMs())
+                        .reversed())
+                .thenComparing(bySeq);
     }
 
     /**
@@ -155,13 +225,28 @@ public final class Scheduler implements AutoCloseable {
             if (reason != null) {
                 outcome = notStarted(q, reason);
             } else {
-                outcome = runs.run(slot, q.job(), q.submittedAtMs(), q.onStart());
+                long dispatched = clock.millis();
+                outcome = runs.run(slot, q.job(), q.submittedAtMs(), q.onStart()).withExpectedMs(q.expectedMs());
+                ran(outcome, dispatched, clock.millis());
+                if (outcome.outcome() == Outcome.SUCCEEDED && outcome.attempts() > 0 && config.history() != null) {
+                    config.history().record(q.name(), q.job(), config.target(), outcome.workMs());
+                }
                 if (outcome.outcome() != Outcome.SUCCEEDED && !config.keepGoing()) {
                     stop.afterFailure("job '" + outcome.id() + "' " + outcome.outcome().wireName()
                             + " and --keep-going is off");
                 }
             }
             finish(q, outcome);
+        }
+    }
+
+    private void ran(JobOutcome outcome, long dispatchedMs, long endedMs) {
+        synchronized (times) {
+            ran++;
+            jobTimeMs += outcome.totalMs();
+            longestJobMs = Math.max(longestJobMs, outcome.totalMs());
+            firstDispatchMs = Math.min(firstDispatchMs, dispatchedMs);
+            lastOutcomeMs = Math.max(lastOutcomeMs, endedMs);
         }
     }
 

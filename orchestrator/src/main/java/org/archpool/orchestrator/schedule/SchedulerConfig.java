@@ -4,6 +4,7 @@ import java.nio.file.Path;
 import java.util.Objects;
 import org.archpool.orchestrator.cache.BuildCache;
 import org.archpool.orchestrator.output.LogLayout;
+import org.archpool.orchestrator.seed.ConfigureSeeds;
 import org.archpool.orchestrator.toolchain.JobPlanner;
 import org.archpool.orchestrator.verify.ArtifactJudge;
 import org.archpool.orchestrator.verify.ArtifactVerifier;
@@ -24,10 +25,16 @@ import org.archpool.protocol.Target;
  * @param judge             decides whether the GPU code in a succeeded job's artifacts is what was asked for
  * @param maxLogBytes       the cap of each job's log ({@code --max-log-size}); null for none
  * @param cache             looks each job up before it is sent and stores what succeeded; null for none
+ * @param order             which queued job a free slot takes next
+ * @param history           how long each job took last time, for {@code order}, and where this session's times are
+ *                          recorded; null for none (then every order is submission order)
+ * @param seeds             the configure seeds a fresh CMake build tree starts from; null for none
+ *                          ({@code --no-configure-seed})
  */
 public record SchedulerConfig(Target target, Path logDir, long defaultTimeoutMs, int buildParallelism,
                               int retries, boolean keepGoing, JobPlanner planner, ArtifactJudge judge,
-                              Long maxLogBytes, BuildCache cache) {
+                              Long maxLogBytes, BuildCache cache, JobOrder order, DurationHistory history,
+                              ConfigureSeeds seeds) {
 
     /** {@code --max-log-size}'s default: 64 MiB. */
     public static final Long DEFAULT_MAX_LOG_BYTES = 64L << 20;
@@ -43,19 +50,31 @@ public record SchedulerConfig(Target target, Path logDir, long defaultTimeoutMs,
     public SchedulerConfig(Target target, Path logDir, long defaultTimeoutMs, int buildParallelism, int retries,
                            boolean keepGoing, JobPlanner planner, ArtifactJudge judge, Long maxLogBytes) {
         this(target, logDir, defaultTimeoutMs, buildParallelism, retries, keepGoing, planner, judge, maxLogBytes,
-                null);
+                null, JobOrder.FIFO, null, null);
     }
 
     /** This configuration with each job's log capped at {@code bytes} (null: no cap). */
     public SchedulerConfig withMaxLogBytes(Long bytes) {
         return new SchedulerConfig(target, logDir, defaultTimeoutMs, buildParallelism, retries, keepGoing, planner,
-                judge, bytes, cache);
+                judge, bytes, cache, order, history, seeds);
     }
 
     /** This configuration with {@code cache} (null: none). */
     public SchedulerConfig withCache(BuildCache buildCache) {
         return new SchedulerConfig(target, logDir, defaultTimeoutMs, buildParallelism, retries, keepGoing, planner,
-                judge, maxLogBytes, buildCache);
+                judge, maxLogBytes, buildCache, order, history, seeds);
+    }
+
+    /** This configuration taking jobs in {@code jobOrder} by the durations in {@code durations} (null: none). */
+    public SchedulerConfig withOrder(JobOrder jobOrder, DurationHistory durations) {
+        return new SchedulerConfig(target, logDir, defaultTimeoutMs, buildParallelism, retries, keepGoing, planner,
+                judge, maxLogBytes, cache, jobOrder, durations, seeds);
+    }
+
+    /** This configuration seeding fresh CMake build trees from {@code configureSeeds} (null: none). */
+    public SchedulerConfig withSeeds(ConfigureSeeds configureSeeds) {
+        return new SchedulerConfig(target, logDir, defaultTimeoutMs, buildParallelism, retries, keepGoing, planner,
+                judge, maxLogBytes, cache, order, history, configureSeeds);
     }
 
     /** With the standard planner and the default verification: {@code --verify strict}, hostcalls allowed. */
@@ -76,6 +95,7 @@ public record SchedulerConfig(Target target, Path logDir, long defaultTimeoutMs,
         Objects.requireNonNull(logDir, "logDir");
         Objects.requireNonNull(planner, "planner");
         Objects.requireNonNull(judge, "judge");
+        Objects.requireNonNull(order, "order");
         if (buildParallelism < 1 || retries < 0 || defaultTimeoutMs < 0) {
             throw new IllegalArgumentException("buildParallelism >= 1, retries >= 0 and defaultTimeoutMs >= 0");
         }

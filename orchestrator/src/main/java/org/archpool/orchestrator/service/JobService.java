@@ -358,7 +358,8 @@ public final class JobService {
             if (!shared) {
                 // one dependent action per build: 100,000 queued builds each hold it until they end
                 Build submitted = build;
-                scheduler.submit(build.job, start -> started(submitted, start))
+                // known to the duration history by the job's own id, which the next session's submit repeats
+                scheduler.submit(build.job, job.id(), start -> started(submitted, start))
                         .whenComplete((outcome, failure) -> ended(submitted, outcome));
             }
         }

@@ -95,8 +95,12 @@ class BuildCacheTest {
         assertThat(lookup).isInstanceOf(CacheLookup.Miss.class);
         Files.write(out, fatbin);
         Files.writeString(log, "$ nvcc -fatbin k.cu\n");
+        // the phases in the order they ran, as the scheduler hands them over (Map.of has no order)
+        Map<String, Long> phases = new java.util.LinkedHashMap<>();
+        phases.put("command", 1200L);
+        phases.put("inspect", 34L);
         return cache.store((CacheLookup.Miss) lookup, job, List.of(new Artifact(out.toString(), archs)), 1234,
-                Map.of("command", 1200L, "inspect", 34L), log);
+                phases, log);
     }
 
     private ActionEntry entry(String key) throws Exception {
