@@ -30,7 +30,8 @@ class BenchSmokeIT {
             "start", "## 3. Worker start: 3 workers, one after the other",
             "memory", "## 4. Memory",
             "probes", "## 5. Probes per build",
-            "outputs", "## 6. Outputs of a large build");
+            "outputs", "## 6. Outputs of a large build",
+            "schedule", "## 10. Schedule: 2 small nvcc jobs and one long one listed last, at -j2 and -j8");
 
     private static final String TABLE_HEAD = "| figure | value | min | max | of | target | met |";
 
@@ -39,7 +40,10 @@ class BenchSmokeIT {
             "compile.wall.archpool-process", "compile.wall.archpool-thread", "compile.wall.xargs",
             "compile.wall.python", "dispatch.rate.archpool-j2", "dispatch.rate.archpool-j8",
             "dispatch.rate.xargs-P2", "dispatch.rate.xargs-P8", "start.process", "memory.coordinator-peak",
-            "memory.worker-rss-mean", "outputs.rss-peak", "outputs.heap-peak");
+            "memory.worker-rss-mean", "outputs.rss-peak", "outputs.heap-peak", "compile.wall.ninja",
+            "dispatch.rate.ninja-j2", "dispatch.rate.ninja-j8", "schedule.j2.wall.archpool-run1",
+            "schedule.j2.wall.archpool-run2", "schedule.j2.wall.archpool-fifo", "schedule.j2.wall.xargs",
+            "schedule.j2.wall.ninja", "schedule.j2.ideal", "schedule.j8.ideal", "schedule.long-factor");
 
     @Test
     void measuresEverySectionAndWritesTheReportAndItsFigures(@TempDir Path dir) throws Exception {
