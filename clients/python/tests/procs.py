@@ -96,7 +96,10 @@ def wait_gone(pids: Iterable[int], timeout: float) -> Set[int]:
 
 class Sleeper:
     """A command job that says when it runs and then sleeps until it is killed: it writes a line to a FIFO
-    (read here, no polling), then becomes ``sleep`` with an argument no other process has (found in /proc)."""
+    (read here, no polling), then runs ``sleep`` with an argument no other process has (found in /proc). The shell
+    stays (``; :`` keeps it from exec'ing ``sleep`` in its place) and carries the argument too, so that a scan just
+    after the line never meets the one process that has it in the middle of an exec, when its cmdline reads
+    empty."""
 
     def __init__(self, folder: Path) -> None:
         self.fifo = folder / f"started-{uuid.uuid4().hex[:8]}.fifo"
@@ -104,7 +107,7 @@ class Sleeper:
         # read-write, so that the FIFO has a writer and select waits for the job's line, not for EOF
         self._fd = os.open(self.fifo, os.O_RDWR | os.O_NONBLOCK)
         self.marker = f"300.{uuid.uuid4().int % 10**9:09d}"
-        self.argv = ["sh", "-c", 'echo started > "$1" && exec sleep "$2"', "sh", str(self.fifo), self.marker]
+        self.argv = ["sh", "-c", 'echo started > "$1" && sleep "$2"; :', "sh", str(self.fifo), self.marker]
 
     def wait_started(self, timeout: float = 60) -> Set[int]:
         """Blocks until the job runs; the pids with the marker (the ``sleep``, and what runs it: the job's
