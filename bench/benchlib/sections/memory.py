@@ -36,7 +36,9 @@ class PeakWatcher:
         except OSError:  # already gone
             return
         peak = _kib(status, "VmHWM:")
-        if peak is not None:  # None once it is a zombie
+        # VmHWM is gone once it is a zombie, and its cmdline reads empty while it exits (or execs): such a sample
+        # says nothing about which program it is, and VmHWM only grows, so the last full sample stands
+        if peak is not None and cmdline:
             self.peak_kib = peak
             self.was_coordinator = COORDINATOR_MAIN.encode() in cmdline
 
