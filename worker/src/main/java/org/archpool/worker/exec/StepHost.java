@@ -236,9 +236,13 @@ final class StepHost implements AutoCloseable {
         }
     }
 
-    /** Whether the host can take a step: it has neither broken nor been closed, and its process is alive. */
+    /**
+     * Whether the host can take a step: it has neither broken nor been closed, and both its shell and its
+     * {@code unshare} are alive. The shell is checked on its own because {@code unshare} outlives it for a moment
+     * after reaping it, and a step sent in that moment would be lost rather than refused.
+     */
     boolean usable() {
-        return !broken && process.isAlive();
+        return !broken && first.isAlive() && process.isAlive();
     }
 
     /** The step's processes: every process of the namespace but its first. */
