@@ -113,7 +113,7 @@ class ReportSchemaIT {
         assertThat(killer.path("outcome").asText()).isEqualTo("crashed");
         assertThat(killer.path("attemptFailures")).hasSize(2);
         assertThat(r.path("pool").path("workerEvents").findValuesAsText("event")).contains("started", "died");
-        assertThat(r.path("toolchainCheck").path("compiler").asText()).isEqualTo("nvcc");
+        assertThat(r.path("targets").path(0).path("toolchainCheck").path("compiler").asText()).isEqualTo("nvcc");
     }
 
     /** Without -k, jobs after a failure are cancelled before they start: no worker, no log, no attempts. */
@@ -192,9 +192,9 @@ class ReportSchemaIT {
 
         assertThat(run.exitCode()).as(run.toString()).isZero();
         JsonNode r = ReportSchema.assertValid(report);
-        assertThat(r.path("resolution").path("source").asText()).isEqualTo("detected:nvidia-smi");
-        assertThat(r.path("resolution").path("devices")).isNotEmpty();
-        assertThat(r.has("toolchainCheck")).isFalse();
+        assertThat(r.path("targets").path(0).path("source").asText()).isEqualTo("detected:nvidia-smi");
+        assertThat(r.path("targets").path(0).path("devices")).isNotEmpty();
+        assertThat(r.path("targets").path(0).has("toolchainCheck")).isFalse();
         assertThat(r.path("pool").path("workerEvents").findValues("pid")).isEmpty();
 
         Map<String, Archpool> arches = new LinkedHashMap<>();
@@ -249,7 +249,7 @@ class ReportSchemaIT {
         assertThat(wrong.path("outcome").asText()).isEqualTo("failed");
         assertThat(wrong.path("exitCode").asInt()).as("hipcc itself succeeded; the check failed the job").isZero();
         assertThat(wrong.path("artifacts").get(0).path("archs").toString()).isEqualTo("[\"gfx803\"]");
-        assertThat(r.path("toolchainCheck").path("probes").get(0).path("command").toString())
+        assertThat(r.path("targets").path(0).path("toolchainCheck").path("probes").get(0).path("command").toString())
                 .contains("--offload-arch=gfx90a");
     }
 
@@ -262,9 +262,15 @@ class ReportSchemaIT {
 
         Map<String, Consumer<ObjectNode>> mutations = new LinkedHashMap<>();
         mutations.put("schemaVersion missing", r -> r.remove("schemaVersion"));
-        mutations.put("schemaVersion 2", r -> r.put("schemaVersion", 2));
+        mutations.put("schemaVersion 1", r -> r.put("schemaVersion", 1));
         mutations.put("jobs missing", r -> r.remove("jobs"));
-        mutations.put("resolution missing", r -> r.remove("resolution"));
+        mutations.put("targets missing", r -> r.remove("targets"));
+        mutations.put("targets empty", r -> r.set("targets", JSON.createArrayNode()));
+        mutations.put("the version 1 resolution", r -> r.set("resolution", resolution(r)));
+        mutations.put("a job without its target", r -> job0(r).remove("target"));
+        mutations.put("a skipped job with a worker", r -> job0(r).put("outcome", "skipped").put("message", "skipped: x"));
+        mutations.put("a HIP arch in a CUDA job's target", r -> ((ObjectNode) job0(r).get("target"))
+                .set("archs", JSON.createArrayNode().add("gfx942")));
         mutations.put("an extra top-level field", r -> r.put("host", "ci-runner-7"));
         mutations.put("durationMs negative", r -> r.put("durationMs", -1));
         mutations.put("durationMs fractional", r -> r.put("durationMs", 12.5));
@@ -272,7 +278,7 @@ class ReportSchemaIT {
         mutations.put("startedAt not a time", r -> r.put("startedAt", "yesterday"));
         mutations.put("startedAt an impossible date (format date-time)", r -> r.put("startedAt", "2026-13-45T25:61:00Z"));
         mutations.put("exitCode 2 (no report is written then)", r -> r.put("exitCode", 2));
-        mutations.put("unknown key in outcomes", r -> ((ObjectNode) r.get("outcomes")).put("skipped", 1));
+        mutations.put("unknown key in outcomes", r -> ((ObjectNode) r.get("outcomes")).put("ignored", 1));
         mutations.put("platform rocm", r -> resolution(r).put("platform", "rocm"));
         mutations.put("a HIP arch for cuda", r -> resolution(r).set("archs", JSON.createArrayNode().add("gfx942")));
         mutations.put("archs empty", r -> resolution(r).set("archs", JSON.createArrayNode()));
@@ -328,7 +334,7 @@ class ReportSchemaIT {
     }
 
     private static ObjectNode resolution(ObjectNode report) {
-        return (ObjectNode) report.get("resolution");
+        return (ObjectNode) report.get("targets").get(0);
     }
 
     private static ObjectNode job0(ObjectNode report) {

@@ -3,6 +3,7 @@ package org.archpool.orchestrator;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -11,12 +12,14 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.archpool.orchestrator.arch.ArchResolutionException;
 import org.archpool.orchestrator.arch.ArchResolver;
 import org.archpool.orchestrator.arch.ArchSyntaxException;
 import org.archpool.orchestrator.arch.Resolution;
+import org.archpool.orchestrator.arch.TargetRequest;
 import org.archpool.orchestrator.arch.ToolchainCheck;
 import org.archpool.orchestrator.cache.BuildCache;
 import org.archpool.orchestrator.cache.CacheConfig;
@@ -44,6 +47,7 @@ import org.archpool.orchestrator.schedule.JobOutcome;
 import org.archpool.orchestrator.schedule.Scheduler;
 import org.archpool.orchestrator.schedule.SchedulerConfig;
 import org.archpool.orchestrator.schedule.SchedulerListener;
+import org.archpool.orchestrator.toolchain.JobTargets;
 import org.archpool.orchestrator.verify.Verification;
 import org.archpool.protocol.JobSpec;
 import org.archpool.protocol.Outcome;
@@ -73,14 +77,14 @@ public final class BuildSession {
      * @param cache   the build cache, opened; null for none ({@code --no-cache})
      * @param scheduling the order of the queue and configure seeding
      */
-    public record Settings(Path manifest, int jobs, ArchResolver.Request arch, Path report, Path logDir,
+    public record Settings(Path manifest, int jobs, TargetRequest arch, Path report, Path logDir,
                            boolean keepGoing, Duration timeout, int retries, int buildParallelism,
                            int maxJobsPerWorker, Verification verify, ReportFiles outputs, ConsoleStyle style,
                            int width, int cpus, Long maxLogBytes, CacheConfig cache,
                            SessionScheduling.Options scheduling) {
 
         /** Without a cache, in submission order, without configure seeds. */
-        public Settings(Path manifest, int jobs, ArchResolver.Request arch, Path report, Path logDir,
+        public Settings(Path manifest, int jobs, TargetRequest arch, Path report, Path logDir,
                         boolean keepGoing, Duration timeout, int retries, int buildParallelism,
                         int maxJobsPerWorker, Verification verify, ReportFiles outputs, ConsoleStyle style,
                         int width, int cpus, Long maxLogBytes) {
@@ -102,7 +106,7 @@ public final class BuildSession {
         }
 
         /** With each job's log capped at {@link SchedulerConfig#DEFAULT_MAX_LOG_BYTES}. */
-        public Settings(Path manifest, int jobs, ArchResolver.Request arch, Path report, Path logDir,
+        public Settings(Path manifest, int jobs, TargetRequest arch, Path report, Path logDir,
                         boolean keepGoing, Duration timeout, int retries, int buildParallelism,
                         int maxJobsPerWorker, Verification verify, ReportFiles outputs, ConsoleStyle style,
                         int width, int cpus) {
@@ -211,7 +215,8 @@ public final class BuildSession {
     }
 
     private int run(Instant started, Manifest manifest, Path logDir, Path reportFile, DiskCache cacheFolder,
-                    ConsoleOutput stdout, ConsoleOutput stderr) throws ArchSyntaxException, ArchResolutionException, IOException {
+                    ConsoleOutput stdout, ConsoleOutput stderr)
+            throws ArchSyntaxException, ArchResolutionException, IOException, ManifestException {
 
         BuildMetrics metrics = new BuildMetrics(registry);
         int workers = Math.min(settings.jobs(), manifest.jobs().size());
@@ -227,13 +232,17 @@ public final class BuildSession {
                 })) {
             // the workers' JVMs start while the architecture is resolved; they never need it to start
             pool.warmUp();
-            ResolvedTarget target;
+            List<ResolvedTarget> targets;
             try (ResolutionInterruptHook interrupt = new ResolutionInterruptHook(pool, err)) {
-                target = ResolvedTarget.resolve(resolver, toolchain, settings.arch(), metrics, stderr);
+                targets = ResolvedTarget.resolveAll(resolver, toolchain, settings.arch(), metrics, stderr);
             }
-            console.note(target.line());
-            LOG.info(target.line());
-            return build(started, manifest, logDir, reportFile, cacheFolder, target, pool, metrics, console,
+            for (ResolvedTarget target : targets) {
+                console.note(target.line());
+                LOG.info(target.line());
+            }
+            List<JobTargets.Assignment> plan = plan(manifest, targets, logDir);
+            console.expect(plan.size());
+            return build(started, manifest, logDir, reportFile, cacheFolder, targets, plan, pool, metrics, console,
                     logReporter, stderr);
         }
     }
@@ -248,35 +257,73 @@ public final class BuildSession {
                 .withCache(cache));
     }
 
+    /**
+     * Which (job, target) pairs the build runs, before any runs; with several targets, the log folder gets a folder
+     * per platform.
+     *
+     * @throws ManifestException when a command job leaves its platform open in a run with several targets
+     */
+    private static List<JobTargets.Assignment> plan(Manifest manifest, List<ResolvedTarget> targets, Path logDir)
+            throws ManifestException, IOException {
+        List<JobTargets.Assignment> plan;
+        try {
+            plan = JobTargets.assign(manifest.jobs(), manifest::scope,
+                    targets.stream().map(t -> t.resolution().target()).toList(),
+                    platform -> targets.stream().filter(t -> t.resolution().platform() == platform)
+                            .map(ResolvedTarget::builds).findFirst().orElse(List.of()));
+        } catch (ManifestException e) {
+            throw new ManifestException("manifest " + manifest.file() + ": " + e.getMessage(), e);
+        }
+        if (targets.size() > 1) {
+            for (ResolvedTarget t : targets) {
+                Files.createDirectories(logDir.resolve(t.resolution().platform().wireName()));
+            }
+        }
+        return plan;
+    }
+
     private int build(Instant started, Manifest manifest, Path logDir, Path reportFile, DiskCache cacheFolder,
-                      ResolvedTarget target,
+                      List<ResolvedTarget> targets, List<JobTargets.Assignment> plan,
                       WorkerPool pool, BuildMetrics metrics, ConsoleReporter console, LogReporter logReporter,
                       ConsoleOutput stderr) throws IOException {
-        Resolution resolution = target.resolution();
+        Resolution resolution = targets.get(0).resolution();
         int workers = pool.size();
         int parallelism = settings.buildParallelism(workers);
         List<JobOutcome> outcomes = new ArrayList<>();
         ReportFiles outputs = settings.outputs().withReport(reportFile);
+        SchedulerListener listener = SchedulerListener.all(logReporter, console, metrics);
         try (SessionScheduling scheduling = SessionScheduling.open(settings.scheduling(), cacheFolder,
                      manifest.baseDir());
-             BuildCache cache = SessionReport.openCache(settings, cacheFolder, resolution.target(), stderr);
+             BuildCache cache = SessionReport.openCache(settings, cacheFolder, stderr);
              Scheduler scheduler = new Scheduler(pool,
                      schedulerConfig(settings, resolution.target(), parallelism, logDir, settings.keepGoing(), cache,
                              scheduling),
                      clock,
-                     SchedulerListener.all(logReporter, console, metrics));
+                     listener);
              InterruptHook interrupt = new InterruptHook(scheduler, pool, stderr)) {
             OutputProgress progress = outputs.progress();
             interrupt.track(progress);
             metrics.watchPool(scheduler::busy, pool::liveWorkers, scheduler::queued);
-            scheduler.submitAll(manifest.jobs()).forEach(f -> outcomes.add(f.join()));
+            List<CompletableFuture<JobOutcome>> built = scheduler.submitTargeted(plan.stream()
+                    .filter(a -> a.skipped() == null).map(JobTargets.Assignment::unit).toList());
+            int next = 0;
+            for (JobTargets.Assignment a : plan) {
+                if (a.skipped() == null) {
+                    outcomes.add(built.get(next++).join());
+                } else {
+                    JobOutcome skipped = JobOutcome.skipped(a.unit(), a.skipped());
+                    listener.finished(skipped);
+                    outcomes.add(skipped);
+                }
+            }
             interrupt.jobsEnded();
             String noWorker = pool.noWorkerStarted();
             int exitCode = interrupt.fired() ? InterruptHook.EXIT_CODE
                     : noWorker != null ? NO_WORKER_EXIT_CODE
-                    : outcomes.stream().allMatch(o -> o.outcome() == Outcome.SUCCEEDED) ? 0 : 1;
+                    : outcomes.stream().allMatch(o -> o.outcome() == Outcome.SUCCEEDED
+                            || o.outcome() == Outcome.SKIPPED) ? 0 : 1;
             BuildReport report = SessionReport.of(manifest.file().toString(), started,
-                    clock.millis() - started.toEpochMilli(), exitCode, target, pool, parallelism, settings.retries(),
+                    clock.millis() - started.toEpochMilli(), exitCode, targets, pool, parallelism, settings.retries(),
                     settings.keepGoing(), logDir, outcomes, cache, scheduler.summary());
             scheduling.save();
             SessionReport.pruneCache(settings, cacheFolder, stderr);
@@ -289,7 +336,8 @@ public final class BuildSession {
             // an interrupted build ends in the interrupt hook, which names what was not written: it hears of the
             // outputs before the summary, the one place where the build waits for the console's reader
             interrupt.outputsWritten(notWritten == null ? null : notWritten.getMessage());
-            console.summary(outcomes, target.line(), report.schedule().line(), reportFile.toString());
+            console.summary(outcomes, targets.stream().map(ResolvedTarget::line).collect(Collectors.joining("\n")),
+                    report.schedule().line(), reportFile.toString());
             if (notWritten != null && !interrupt.fired()) {
                 throw notWritten;
             }

@@ -154,42 +154,49 @@ public final class ServeSession {
                     console.accept(event);
                 })) {
             pool.warmUp();
-            ResolvedTarget target;
+            List<ResolvedTarget> targets;
             try (ResolutionInterruptHook interrupt = new ResolutionInterruptHook(pool, err)) {
-                target = ResolvedTarget.resolve(resolver, toolchain, settings.arch(), metrics, stderr);
+                targets = ResolvedTarget.resolveAll(resolver, toolchain, settings.arch(), metrics, stderr);
             }
-            console.note(target.line());
-            LOG.info(target.line());
+            for (ResolvedTarget target : targets) {
+                console.note(target.line());
+                LOG.info(target.line());
+            }
             try (Transport transport = socket == null
                     ? new StdioTransport(endpoint.in(), endpoint.out(), clock)
                     : new SocketTransport(socket, socket.bind(), clock, ConnectionWriter.DEFAULT_STALL_LIMIT)) {
-                return serve(started, logDir, reportFile, cacheFolder, target, pool, metrics, console, logReporter,
+                return serve(started, logDir, reportFile, cacheFolder, targets, pool, metrics, console, logReporter,
                         stderr, transport);
             }
         }
     }
 
-    private int serve(Instant started, Path logDir, Path reportFile, DiskCache cacheFolder, ResolvedTarget target,
-                      WorkerPool pool,
+    private int serve(Instant started, Path logDir, Path reportFile, DiskCache cacheFolder,
+                      List<ResolvedTarget> targets, WorkerPool pool,
                       BuildMetrics metrics, ConsoleReporter console, LogReporter logReporter, ConsoleOutput stderr,
                       Transport transport) throws OutputWriteException {
-        Resolution resolution = target.resolution();
+        Resolution resolution = targets.get(0).resolution();
+        List<ServerMessage.Hello.Target> said = targets.stream().map(ResolvedTarget::resolution)
+                .map(r -> new ServerMessage.Hello.Target(r.platform().wireName(), r.archs(), r.source(), r.detail()))
+                .toList();
         int parallelism = settings.buildParallelism(pool.size());
         ReportFiles outputs = settings.outputs().withReport(reportFile);
         ServerMessage.Hello hello = new ServerMessage.Hello(ServerMessage.SERVICE_VERSION, Version.current(),
                 ProcessHandle.current().pid(),
-                new ServerMessage.Hello.Target(resolution.platform().wireName(), resolution.archs(),
-                        resolution.source(), resolution.detail()),
+                said.get(0), said,
                 new ServerMessage.Hello.Pool(pool.mode(), pool.launcher(), pool.size(),
                         pool.deviceIsolation().reportName()), logDir.toString(),
                 reportFile.toString());
         try (SessionScheduling scheduling = SessionScheduling.open(settings.scheduling(), cacheFolder, null);
-             BuildCache cache = SessionReport.openCache(settings, cacheFolder, resolution.target(), stderr);
+             BuildCache cache = SessionReport.openCache(settings, cacheFolder, stderr);
              Scheduler scheduler = new Scheduler(pool,
                      BuildSession.schedulerConfig(settings, resolution.target(), parallelism, logDir, true, cache,
                              scheduling),
                      clock, SchedulerListener.all(logReporter, console, metrics))) {
-            JobService service = new JobService(scheduler, pool, new ManifestReader(), clock, hello);
+            JobService service = new JobService(scheduler, pool, new ManifestReader(), clock, hello,
+                    targets.stream().map(t -> t.resolution().target()).toList(),
+                    platform -> targets.stream().filter(t -> t.resolution().platform() == platform)
+                            .map(ResolvedTarget::builds).findFirst().orElse(List.of()));
             try (InterruptHook interrupt = new InterruptHook(scheduler, pool, stderr, "serve",
                     () -> service.shutdown(true, "serve was interrupted (SIGINT or SIGTERM)"))) {
                 OutputProgress progress = outputs.progress();
@@ -204,7 +211,7 @@ public final class ServeSession {
                 Map<String, Integer> counts = service.outcomeCounts();
                 int exitCode = interrupt.fired() ? InterruptHook.EXIT_CODE : 0;
                 BuildReport report = SessionReport.of(null, started, clock.millis() - started.toEpochMilli(), exitCode,
-                        target, pool, parallelism, settings.retries(), true, logDir, outcomes, cache,
+                        targets, pool, parallelism, settings.retries(), true, logDir, outcomes, cache,
                         scheduler.summary());
                 scheduling.save();
                 SessionReport.pruneCache(settings, cacheFolder, stderr);

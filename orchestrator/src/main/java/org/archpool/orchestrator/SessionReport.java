@@ -42,7 +42,8 @@ final class SessionReport {
      * @param manifest the manifest's path; null for {@code serve}
      * @param durationMs from {@code started} until now
      */
-    static BuildReport of(String manifest, Instant started, long durationMs, int exitCode, ResolvedTarget target,
+    static BuildReport of(String manifest, Instant started, long durationMs, int exitCode,
+                          List<ResolvedTarget> targets,
                           WorkerPool pool, int buildParallelism, int retries, boolean keepGoing, Path logDir,
                           List<JobOutcome> outcomes, BuildCache cache, ScheduleSummary schedule) {
         BuildReport.Pool facts = new BuildReport.Pool(pool.mode(), pool.launcher(), pool.size(), buildParallelism,
@@ -53,7 +54,9 @@ final class SessionReport {
                 outcomes.stream().map(JobOutcome::cacheResult).filter(Objects::nonNull).map(CacheResult::status)
                         .toList());
         return new BuildReport(BuildReport.SCHEMA_VERSION, Version.current(), manifest, started.toString(),
-                durationMs, exitCode, target.resolution(), target.checked(), facts, counts, summary, schedule,
+                durationMs, exitCode, targets.stream()
+                        .map(t -> new BuildReport.TargetEntry(t.resolution(), t.checked())).toList(),
+                facts, counts, summary, schedule,
                 outcomes);
     }
 
@@ -71,16 +74,15 @@ final class SessionReport {
     }
 
     /**
-     * The session's build cache for {@code target}, or null without one; what stops working in it is said once on
+     * The session's build cache, or null without one; what stops working in it is said once on
      * {@code stderr} and in the coordinator's log (at INFO: the log file keeps that level, and stderr, which shows
      * WARN and above, has the line already).
      */
-    static BuildCache openCache(BuildSession.Settings settings, DiskCache folder, Target target,
-                                ConsoleOutput stderr) {
+    static BuildCache openCache(BuildSession.Settings settings, DiskCache folder, ConsoleOutput stderr) {
         if (folder == null) {
             return null;
         }
-        return settings.cache().open(folder, target, settings.verify(), note -> {
+        return settings.cache().open(folder, settings.verify(), note -> {
             stderr.line(note);
             LOG.info(note);
         });

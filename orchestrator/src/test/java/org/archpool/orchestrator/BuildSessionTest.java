@@ -19,6 +19,7 @@ import org.archpool.orchestrator.arch.Detection;
 import org.archpool.orchestrator.arch.DeviceDetector;
 import org.archpool.orchestrator.arch.GpuDevice;
 import org.archpool.orchestrator.arch.PlatformChoice;
+import org.archpool.orchestrator.arch.TargetRequest;
 import org.archpool.orchestrator.arch.ProbeReport;
 import org.archpool.orchestrator.pool.ThreadWorkerLauncher;
 import org.archpool.orchestrator.pool.Worker;
@@ -42,7 +43,8 @@ class BuildSessionTest {
     Path dir;
 
     private BuildSession.Settings settings(Path manifest, int jobs, int buildParallelism, int cpus) {
-        return new BuildSession.Settings(manifest, jobs, new ArchResolver.Request(PlatformChoice.CUDA, null, null),
+        return new BuildSession.Settings(manifest, jobs,
+                TargetRequest.one(new ArchResolver.Request(PlatformChoice.CUDA, null, null)),
                 dir.resolve("report.json"), dir.resolve("logs"), true, null, 1, buildParallelism, 0,
                 Verification.DEFAULT, new ReportFiles(null, null, null, null, null),
                 new ConsoleStyle(false, false, ConsoleStyle.Verbosity.QUIET), 0, cpus);

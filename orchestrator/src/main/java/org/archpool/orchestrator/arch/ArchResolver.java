@@ -23,8 +23,17 @@ public final class ArchResolver {
 
     static final Map<Platform, String> ENV_VARIABLES = Map.of(Platform.HIP, "HIPARCHS", Platform.CUDA, "CUDAARCHS");
 
-    /** What the user asked for. */
-    public record Request(PlatformChoice platform, String arch, String fallbackArch) {
+    /**
+     * What the user asked for, for one target.
+     *
+     * @param given how the user wrote {@code arch} when it was not {@code --arch} (e.g. {@code --target cuda:80,90}),
+     *              for the report's {@code detail}; null for {@code --arch}
+     */
+    public record Request(PlatformChoice platform, String arch, String fallbackArch, String given) {
+
+        public Request(PlatformChoice platform, String arch, String fallbackArch) {
+            this(platform, arch, fallbackArch, null);
+        }
     }
 
     private final Map<String, String> environment;
@@ -55,7 +64,8 @@ public final class ArchResolver {
                 return detect(request, "--arch native");
             }
             Platform platform = platformOf(request.platform(), request.arch(), "--arch");
-            return explicit(platform, ArchList.parse(platform, request.arch()), "flag", "--arch " + request.arch());
+            return explicit(platform, ArchList.parse(platform, request.arch()), "flag",
+                    request.given() != null ? request.given() : "--arch " + request.arch());
         }
         Resolution fromEnv = fromEnvironment(request);
         if (fromEnv != null) {

@@ -1,5 +1,6 @@
 package org.archpool.orchestrator.arch;
 
+import com.fasterxml.jackson.annotation.JsonIgnore;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -30,11 +31,23 @@ public final class ToolchainCheck {
 
     private static final Pattern CUDA = Pattern.compile("(\\d+)([af]?)(-real|-virtual)?");
 
-    /** What the check did: its probes, and the targets the compiler refused (empty when all are fine). */
-    public record Result(List<ProbeReport> probes, List<String> refused, String compiler) {
+    /**
+     * What the check did: its probes, and the targets the compiler refused (empty when all are fine).
+     *
+     * @param builds for CUDA, the real architectures nvcc builds ({@code 75}, {@code 90}, … from
+     *               {@code --list-gpu-code}), which {@code all} and {@code all-major} stand for; empty for HIP or when
+     *               nvcc could not be asked
+     */
+    public record Result(List<ProbeReport> probes, List<String> refused, String compiler,
+                         @JsonIgnore List<String> builds) {
         public Result {
             probes = List.copyOf(probes);
             refused = List.copyOf(refused);
+            builds = builds == null ? List.of() : List.copyOf(builds);
+        }
+
+        public Result(List<ProbeReport> probes, List<String> refused, String compiler) {
+            this(probes, refused, compiler, List.of());
         }
     }
 
@@ -88,7 +101,9 @@ public final class ToolchainCheck {
                 refused.add(a + " (this nvcc builds " + String.join(" ", code.stdout().strip().split("\\s+")) + ")");
             }
         }
-        return new Result(probes, refused, nvcc);
+        List<String> builds = code.stdout().lines().map(String::strip).filter(l -> l.startsWith("sm_"))
+                .map(l -> l.substring(3)).toList();
+        return new Result(probes, refused, nvcc, builds);
     }
 
     private Result checkHip(List<String> archs) {

@@ -7,12 +7,14 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import org.archpool.orchestrator.toolchain.ConcreteJob;
 import org.archpool.orchestrator.verify.ArtifactJudge;
@@ -20,6 +22,7 @@ import org.archpool.orchestrator.verify.Verdict;
 import org.archpool.protocol.Artifact;
 import org.archpool.protocol.CommandJob;
 import org.archpool.protocol.JobSpec;
+import org.archpool.protocol.Platform;
 import org.archpool.protocol.Target;
 import org.archpool.worker.inspect.GpuCodeInspector;
 
@@ -35,8 +38,8 @@ public final class BuildCache implements AutoCloseable {
     private final DiskCache local;
     private final CacheBackend remote;
     private final boolean remoteWrites;
-    private final Target target;
-    private final Supplier<ToolchainIdentity> toolchain;
+    /** Each platform's toolchain identity, taken when the first job with a key for it is looked up. */
+    private final Map<Platform, Supplier<ToolchainIdentity>> toolchains = new EnumMap<>(Platform.class);
     private final FileHashes hashes;
     private final JobInputs inputs;
     private final String path;
@@ -58,14 +61,15 @@ public final class BuildCache implements AutoCloseable {
      * @param strict       judges restored GPU code: strict verification at least, whatever {@code --verify} says
      * @param notes        told once of a cache that stopped working, for the console and the coordinator's log
      */
-    public BuildCache(DiskCache local, CacheBackend remote, boolean remoteWrites, Target target,
-                      Supplier<ToolchainIdentity> toolchain, FileHashes hashes, Map<String, String> environment,
-                      ArtifactJudge strict, Clock clock, Consumer<String> notes) {
+    public BuildCache(DiskCache local, CacheBackend remote, boolean remoteWrites,
+                      Function<Platform, ToolchainIdentity> toolchain, FileHashes hashes,
+                      Map<String, String> environment, ArtifactJudge strict, Clock clock, Consumer<String> notes) {
         this.local = local;
         this.remote = remote;
         this.remoteWrites = remoteWrites;
-        this.target = target;
-        this.toolchain = memoized(toolchain);
+        for (Platform platform : Platform.values()) {
+            this.toolchains.put(platform, memoized(() -> toolchain.apply(platform)));
+        }
         this.hashes = hashes;
         this.inputs = new JobInputs(hashes);
         this.path = environment.get("PATH");
@@ -92,18 +96,19 @@ public final class BuildCache implements AutoCloseable {
     public CacheLookup lookup(ConcreteJob concrete, Path logFile) {
         long started = clock.millis();
         JobSpec job = concrete.job();
+        Target target = concrete.target();
         JobInputs.Digest digest = inputs.digest(job);
         if (digest instanceof JobInputs.Digest.Unavailable u) {
             return new CacheLookup.Uncacheable(u.reason());
         }
         String program = job instanceof CommandJob c ? ToolchainIdentity.program(c.argv().get(0), path, hashes) : null;
-        ActionKey key = ActionKey.of(concrete, target, toolchain.get(), ((JobInputs.Digest.Of) digest).sha256(),
+        ActionKey key = ActionKey.of(concrete, target, toolchains.get(target.platform()).get(), ((JobInputs.Digest.Of) digest).sha256(),
                 program);
         String rejected = null;
         byte[] bytes = readAction(local, key.sha256(), false);
         if (bytes != null) {
             try {
-                Restored r = restore(job, key, bytes, local::readBlob, logFile, false);
+                Restored r = restore(job, target, key, bytes, local::readBlob, logFile, false);
                 return new CacheLookup.Hit(key, r.artifacts(), false, clock.millis() - started);
             } catch (EntryRestorer.Refused r) {
                 rejected = r.getMessage();
@@ -117,7 +122,7 @@ public final class BuildCache implements AutoCloseable {
             bytes = readAction(remote, key.sha256(), true);
             if (bytes != null) {
                 try {
-                    Restored r = restore(job, key, bytes, this::remoteBlob, logFile, true);
+                    Restored r = restore(job, target, key, bytes, this::remoteBlob, logFile, true);
                     keepLocally(key, bytes, r.entry());
                     return new CacheLookup.Hit(key, r.artifacts(), true, clock.millis() - started);
                 } catch (EntryRestorer.Refused r) {
@@ -134,13 +139,13 @@ public final class BuildCache implements AutoCloseable {
                 }
             }
         }
-        return new CacheLookup.Miss(key, rejected);
+        return new CacheLookup.Miss(key, target, rejected);
     }
 
     private record Restored(ActionEntry entry, List<Artifact> artifacts) {
     }
 
-    private Restored restore(JobSpec job, ActionKey key, byte[] bytes, EntryRestorer.BlobSource blobs,
+    private Restored restore(JobSpec job, Target target, ActionKey key, byte[] bytes, EntryRestorer.BlobSource blobs,
                                 Path logFile, boolean remoteEntry) throws EntryRestorer.Refused, IOException {
         ActionEntry entry;
         try {
@@ -173,7 +178,8 @@ public final class BuildCache implements AutoCloseable {
                              Map<String, Long> phaseMs, Path logFile) {
         String key = miss.key().sha256();
         CacheStatus built = miss.rejected() != null ? CacheStatus.REJECTED : CacheStatus.MISS;
-        String reason = notStorable(job, artifacts);
+        Target target = miss.target();
+        String reason = notStorable(job, target, artifacts);
         if (reason != null) {
             return new CacheResult(built, key, join(miss.rejected(), "not stored: " + reason));
         }
@@ -233,7 +239,7 @@ public final class BuildCache implements AutoCloseable {
     }
 
     /** Why a succeeded job's artifacts cannot be stored, or null when they can. */
-    private String notStorable(JobSpec job, List<Artifact> artifacts) {
+    private String notStorable(JobSpec job, Target target, List<Artifact> artifacts) {
         for (Artifact a : artifacts) {
             if (a.problem() != null) {
                 return a.path() + " could not be read completely (" + a.problem() + ")";

@@ -36,20 +36,20 @@ public record CacheConfig(Path folder, CacheBackend remote, boolean remoteWrites
     }
 
     /**
-     * The cache for {@code target}: the toolchain's identity is taken once, when the first job with a key is looked
-     * up. Restored GPU code is judged with
+     * The cache of a session: each platform's toolchain identity is taken once, when the first job with a key for
+     * it is looked up. Restored GPU code is judged with
      * strict verification, or exact when {@code --verify exact} asks for it, and hostcalls as {@code verification}
      * says.
      *
      * @param notes told once of a cache that stopped working
      */
-    public BuildCache open(DiskCache local, Target target, Verification verification, Consumer<String> notes) {
+    public BuildCache open(DiskCache local, Verification verification, Consumer<String> notes) {
         FileHashes hashes = new FileHashes(local.fileHashes(), clock);
         ToolVersions versions = new ToolVersions(local.toolVersions());
         VerifyPolicy policy = verification.policy() == VerifyPolicy.EXACT ? VerifyPolicy.EXACT : VerifyPolicy.STRICT;
-        return new BuildCache(local, remote, remoteWrites, target,
-                () -> {
-                    ToolchainIdentity identity = ToolchainIdentity.of(target.platform(), environment, tools, hashes,
+        return new BuildCache(local, remote, remoteWrites,
+                platform -> {
+                    ToolchainIdentity identity = ToolchainIdentity.of(platform, environment, tools, hashes,
                             versions);
                     try {
                         versions.save();

@@ -2,6 +2,7 @@ package org.archpool.orchestrator.cache;
 
 import java.util.List;
 import org.archpool.protocol.Artifact;
+import org.archpool.protocol.Target;
 
 /** What looking a job up in the cache gave. */
 public sealed interface CacheLookup {
@@ -13,9 +14,10 @@ public sealed interface CacheLookup {
     /**
      * The job is to be built, and stored under {@code key} if it succeeds.
      *
+     * @param target   the target the job is built for, which a stored entry records
      * @param rejected why an entry found under the key was refused (and evicted), or null when there was none
      */
-    record Miss(ActionKey key, String rejected) implements CacheLookup {
+    record Miss(ActionKey key, Target target, String rejected) implements CacheLookup {
     }
 
     /**

@@ -8,6 +8,7 @@ import java.util.function.Consumer;
 import java.util.function.Function;
 import org.archpool.orchestrator.BuildSession;
 import org.archpool.orchestrator.SessionScheduling;
+import org.archpool.orchestrator.arch.TargetRequest;
 import org.archpool.orchestrator.arch.ToolchainCheck;
 import org.archpool.orchestrator.pool.LocalWorkerLauncher;
 import org.archpool.orchestrator.pool.PoolMode;
@@ -68,7 +69,8 @@ final class SessionSetup {
             LauncherOptions.requireSrun(tools);
             buildParallelism = LauncherOptions.slurmCpusPerTask(buildParallelism, env);
         }
-        return new BuildSession.Settings(manifest, jobs, arch.request(), report, logDir, keepGoing, pool.timeout,
+        TargetRequest targets = arch.targetRequest();
+        return new BuildSession.Settings(manifest, jobs, targets, report, logDir, keepGoing, pool.timeout,
                 pool.retries(), buildParallelism, pool.maxJobsPerWorker(), checks.verification(),
                 new ReportFiles(null, output.metrics, output.trace, output.junit, output.html),
                 output.style(context), columns(context), cpus, output.maxLogBytes(), cache.open(context, tools),

@@ -17,6 +17,8 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -24,6 +26,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import org.archpool.orchestrator.arch.ArchSyntaxException;
+import org.archpool.orchestrator.arch.JobArchs;
 import org.archpool.protocol.BuildRequest;
 import org.archpool.protocol.CmakeJob;
 import org.archpool.protocol.CommandJob;
@@ -164,6 +168,7 @@ public final class ManifestReader {
             throw ctx.error("\"jobs\" is empty; add at least one job");
         }
         List<JobSpec> specs = new ArrayList<>();
+        Map<String, JobScope> scopes = new HashMap<>();
         Set<String> ids = new HashSet<>();
         for (int i = 0; i < jobs.size(); i++) {
             JobSpec spec = readJob(ctx, defaults, jobs.get(i), "jobs[" + i + "]");
@@ -171,8 +176,12 @@ public final class ManifestReader {
                 throw ctx.error("jobs[" + i + "] repeats the id " + quote(spec.id()) + "; job ids must be unique: rename one of them");
             }
             specs.add(spec);
+            JobScope scope = readScope(ctx, jobs.get(i), "job " + quote(spec.id()));
+            if (!scope.equals(JobScope.ANY)) {
+                scopes.put(spec.id(), scope);
+            }
         }
-        return new Manifest(path, Manifest.VERSION, specs);
+        return new Manifest(path, Manifest.VERSION, specs, scopes);
     }
 
     /**
@@ -187,6 +196,64 @@ public final class ManifestReader {
             throw new IllegalArgumentException("the base folder must be absolute: " + baseDir);
         }
         return readJob(new Context(baseDir.normalize(), ""), Defaults.NONE, job, "the job");
+    }
+
+    /**
+     * What a job object says about its targets: {@code "platforms"} (a list of {@code cuda}, {@code hip}),
+     * {@code "archs"} (the architectures it supports, checked for each platform's syntax) and whether it names its
+     * build folder.
+     *
+     * @throws ManifestException naming the field, the problem and the fix
+     */
+    public JobScope readScope(JsonNode job, String where) throws ManifestException {
+        return readScope(new Context(Path.of("/"), ""), job, where);
+    }
+
+    private JobScope readScope(Context ctx, JsonNode node, String where) throws ManifestException {
+        Set<Platform> platforms = EnumSet.noneOf(Platform.class);
+        if (node.hasNonNull("platforms")) {
+            List<String> names = ctx.stringList(node, "platforms", where);
+            if (names.isEmpty()) {
+                throw ctx.error(where + ": \"platforms\" is empty, which would build the job for no target; leave it"
+                        + " out to build for every platform of the run, or name some: [\"cuda\"], [\"hip\"]");
+            }
+            for (String name : names) {
+                try {
+                    platforms.add(Platform.fromWire(name));
+                } catch (IllegalArgumentException e) {
+                    throw ctx.error(where + ": \"platforms\" names " + quote(name) + ", which is not a platform;"
+                            + " use \"cuda\" or \"hip\"");
+                }
+            }
+        }
+        List<String> archs = null;
+        if (node.hasNonNull("archs")) {
+            archs = ctx.stringList(node, "archs", where);
+            if (archs.isEmpty()) {
+                throw ctx.error(where + ": \"archs\" is empty, which would skip the job for every target; leave it"
+                        + " out to build for every architecture of the run, or list those the job supports, such"
+                        + " as [\"90a\"] or [\">=80\", \"gfx942\"]");
+            }
+            JobScope partial = new JobScope(platforms, archs, true);
+            for (Platform platform : Platform.values()) {
+                List<String> own = partial.archsOf(platform);
+                if (own.isEmpty()) {
+                    continue;
+                }
+                if (!partial.allows(platform)) {
+                    throw ctx.error(where + ": \"archs\" lists " + String.join(", ", own) + " for "
+                            + platform.wireName() + ", but \"platforms\" leaves " + platform.wireName()
+                            + " out; remove them, or add \"" + platform.wireName() + "\" to \"platforms\"");
+                }
+                try {
+                    JobArchs.parse(platform, own);
+                } catch (ArchSyntaxException e) {
+                    throw ctx.error(where + ": \"archs\": " + e.getMessage());
+                }
+            }
+        }
+        boolean defaultBuildDir = !node.hasNonNull("buildDir");
+        return new JobScope(platforms, archs, defaultBuildDir);
     }
 
     /**

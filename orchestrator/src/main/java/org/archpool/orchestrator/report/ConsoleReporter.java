@@ -35,7 +35,7 @@ public final class ConsoleReporter implements SchedulerListener, Consumer<Worker
     private static final int TAIL_LINES = 15;
 
     private final ConsoleOutput out;
-    private final int total;
+    private int total;
     private final ConsoleStyle style;
     private final int width;
     private final Map<String, String> running = new LinkedHashMap<>();
@@ -47,6 +47,11 @@ public final class ConsoleReporter implements SchedulerListener, Consumer<Worker
         this.total = total;
         this.style = style;
         this.width = width > 20 ? width : DEFAULT_WIDTH;
+    }
+
+    /** How many jobs there are, once known: a run with several targets counts each (job, target) pair. */
+    public synchronized void expect(int jobs) {
+        this.total = jobs;
     }
 
     @Override
@@ -75,7 +80,7 @@ public final class ConsoleReporter implements SchedulerListener, Consumer<Worker
     @Override
     public void finished(JobOutcome o) {
         synchronized (this) {
-            running.remove(o.id());
+            running.remove(o.name());
             done++;
             boolean ok = o.outcome() == Outcome.SUCCEEDED;
             boolean show = !ok || style.verbosity() == Verbosity.VERBOSE
@@ -83,7 +88,7 @@ public final class ConsoleReporter implements SchedulerListener, Consumer<Worker
             if (show) {
                 StringBuilder text = new StringBuilder()
                         .append(counter()).append(' ')
-                        .append(o.id()).append(' ').append(paint(o.outcome(), o.outcome().wireName()));
+                        .append(o.name()).append(' ').append(paint(o.outcome(), o.outcome().wireName()));
                 if (o.worker() != null) {
                     text.append(" on ").append(o.worker());
                 } else if (o.cacheResult() != null && o.cacheResult().status().restored()) {
@@ -149,16 +154,16 @@ public final class ConsoleReporter implements SchedulerListener, Consumer<Worker
         PrintStream stream = out.finish();
         long ok = jobs.stream().filter(j -> j.outcome() == Outcome.SUCCEEDED).count();
         if (style.verbosity() != Verbosity.QUIET) {
-            int idWidth = Math.max(2, jobs.stream().mapToInt(j -> j.id().length()).max().orElse(2));
+            int idWidth = Math.max(2, jobs.stream().mapToInt(j -> j.name().length()).max().orElse(2));
             String format = "%-" + idWidth + "s  %s  %8s  %8s  %8s  %8s  %8s  %-7s  %s%n";
             stream.println();
             stream.println(targetLine);
             stream.printf(format, "id", pad("outcome"), "time", "queue", "config", "build", "inspect", "worker",
                     "archs found");
-            for (JobOutcome j : jobs) {
+            for (JobOutcome j : byTarget(jobs)) {
                 String archs = String.join(" ", j.artifacts().stream().flatMap(a -> a.archs().stream())
                         .distinct().toList());
-                stream.printf(format, j.id(), paint(j.outcome(), pad(j.outcome().wireName())),
+                stream.printf(format, j.name(), paint(j.outcome(), pad(j.outcome().wireName())),
                         seconds(j.totalMs()), seconds(j.queueWaitMs()), seconds(j.configureMs()),
                         seconds(j.buildMs() + j.commandMs()), seconds(j.inspectMs()),
                         j.worker() != null ? j.worker() : restored(j) ? "cache" : "-",
@@ -172,8 +177,19 @@ public final class ConsoleReporter implements SchedulerListener, Consumer<Worker
         if (scheduleLine != null && style.verbosity() != Verbosity.QUIET) {
             stream.println(scheduleLine);
         }
-        stream.printf("%d of %d jobs succeeded. Report: %s%n", ok, jobs.size(), reportPath);
+        long skipped = jobs.stream().filter(j -> j.outcome() == Outcome.SKIPPED).count();
+        stream.printf("%d of %d jobs succeeded%s. Report: %s%n", ok, jobs.size(),
+                skipped == 0 ? "" : ", " + skipped + " skipped", reportPath);
         stream.flush();
+    }
+
+    /** The jobs grouped by the platform of their target, platforms in order of first appearance (stable within). */
+    private static List<JobOutcome> byTarget(List<JobOutcome> jobs) {
+        Map<Object, List<JobOutcome>> groups = new LinkedHashMap<>();
+        for (JobOutcome j : jobs) {
+            groups.computeIfAbsent(j.target() == null ? "" : j.target().platform(), k -> new ArrayList<>()).add(j);
+        }
+        return groups.values().stream().flatMap(List::stream).toList();
     }
 
     private static boolean restored(JobOutcome j) {
@@ -246,6 +262,7 @@ public final class ConsoleReporter implements SchedulerListener, Consumer<Worker
         String code = switch (outcome) {
             case SUCCEEDED -> "32";
             case CANCELLED -> "33";
+            case SKIPPED -> "36";
             default -> "31";
         };
         return "\033[" + code + "m" + text + "\033[0m";

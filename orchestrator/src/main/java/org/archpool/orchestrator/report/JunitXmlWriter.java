@@ -36,7 +36,7 @@ import org.archpool.protocol.PhaseTiming;
  *       with the log tail as text;</li>
  *   <li>{@code crashed}: {@code <error message="<message>" type="crashed">} with each attempt's failure and the
  *       log tail, if any;</li>
- *   <li>{@code cancelled}: {@code <skipped message="<message>"/>};</li>
+ *   <li>{@code cancelled} and {@code skipped}: {@code <skipped message="<message>"/>};</li>
  *   <li>every job: a {@code <system-out>} with the log path, worker and attempts, phase timings, artifacts and
  *       their architectures, warnings and earlier attempts' failures.</li>
  * </ul>
@@ -81,7 +81,7 @@ public final class JunitXmlWriter {
         List<JobOutcome> jobs = report.jobs() == null ? List.of() : report.jobs();
         int failures = count(jobs, Outcome.FAILED) + count(jobs, Outcome.TIMED_OUT);
         int errors = count(jobs, Outcome.CRASHED);
-        int skipped = count(jobs, Outcome.CANCELLED);
+        int skipped = count(jobs, Outcome.CANCELLED) + count(jobs, Outcome.SKIPPED);
         String time = seconds(report.durationMs());
 
         xml.start("testsuites");
@@ -100,12 +100,21 @@ public final class JunitXmlWriter {
         }
 
         xml.start("properties");
-        if (report.resolution() != null) {
+        boolean several = report.targets().size() > 1;
+        if (!several && report.resolution() != null) {
             if (report.resolution().platform() != null) {
                 property(xml, "platform", report.resolution().platform().wireName());
             }
             property(xml, "archs", String.join(";", report.resolution().archs()));
             property(xml, "archs.source", report.resolution().source());
+        }
+        if (several) {
+            // one set per target, named by its platform
+            for (BuildReport.TargetEntry t : report.targets()) {
+                String platform = t.resolution().platform().wireName();
+                property(xml, "archs." + platform, String.join(";", t.resolution().archs()));
+                property(xml, "archs." + platform + ".source", t.resolution().source());
+            }
         }
         property(xml, "archpool.version", report.archpoolVersion());
         property(xml, "manifest", report.manifest());
@@ -119,16 +128,18 @@ public final class JunitXmlWriter {
         xml.end();
 
         for (JobOutcome j : jobs) {
-            testcase(xml, j);
+            testcase(xml, j, several);
         }
         xml.end();
         xml.end();
         xml.finish();
     }
 
-    private static void testcase(XmlStream xml, JobOutcome j) throws IOException {
+    /** @param several whether the run has several targets: each case is then named {@code id[platform]} */
+    private static void testcase(XmlStream xml, JobOutcome j, boolean several) throws IOException {
         xml.start("testcase");
-        attr(xml, "name", j.id());
+        attr(xml, "name", several && j.target() != null
+                ? j.id() + "[" + j.target().platform().wireName() + "]" : j.id());
         attr(xml, "classname", "archpool." + (j.kind() == null ? "job" : j.kind()));
         attr(xml, "time", seconds(j.totalMs()));
         Outcome outcome = j.outcome() == null ? Outcome.CRASHED : j.outcome();
@@ -153,7 +164,7 @@ public final class JunitXmlWriter {
                 }
                 text(xml, body.isEmpty() ? message : String.join("\n", body));
             }
-            case CANCELLED -> {
+            case CANCELLED, SKIPPED -> {
                 xml.start("skipped");
                 attr(xml, "message", message);
                 xml.end();

@@ -8,12 +8,14 @@ import java.util.List;
 import org.archpool.orchestrator.cache.CacheLookup;
 import org.archpool.orchestrator.cache.CacheResult;
 import org.archpool.orchestrator.cache.CacheStatus;
+import org.archpool.orchestrator.toolchain.TargetedJob;
 import org.archpool.protocol.Artifact;
 import org.archpool.protocol.BuildResult;
 import org.archpool.protocol.JobSpec;
 import org.archpool.protocol.Outcome;
 import org.archpool.protocol.Phase;
 import org.archpool.protocol.PhaseTiming;
+import org.archpool.protocol.Target;
 
 /**
  * The one recorded outcome of a job, as the report shows it (the order of the components is the order of the
@@ -35,6 +37,10 @@ import org.archpool.protocol.PhaseTiming;
  * @param expectedMs      how long the job took when it last ran, which placed it in the queue; null when unknown
  * @param configureSeeded for a CMake job that a worker configured: whether its build tree started from a configure
  *                        seed; null for other jobs and when seeding is off
+ * @param target          the platform and architectures the job was built for (the run's target narrowed to those
+ *                        the job supports); for a skipped job, the run's target it was skipped for
+ * @param name            what the run calls the job: its id, or {@code id[platform]} when the run has several
+ *                        targets; null until the scheduler sets it ({@link #name()} then answers the id)
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @JsonPropertyOrder({"id", "clientJobId"})
@@ -63,7 +69,9 @@ public record JobOutcome(
         String clientJobId,
         @JsonIgnore CacheResult cacheResult,
         Long expectedMs,
-        Boolean configureSeeded) {
+        Boolean configureSeeded,
+        Target target,
+        @JsonIgnore String name) {
 
     public JobOutcome {
         phases = phases == null ? List.of() : List.copyOf(phases);
@@ -79,28 +87,28 @@ public record JobOutcome(
                       String message, List<Artifact> artifacts, List<String> attemptFailures, List<String> warnings) {
         this(id, kind, outcome, exitCode, signal, worker, attempts, startMs, queueWaitMs, configureMs, buildMs,
                 commandMs, inspectMs, totalMs, phases, logPath, logTail, message, artifacts, attemptFailures, warnings,
-                null, null, null, null);
+                null, null, null, null, null, null);
     }
 
     /** This outcome as the client that named the job {@code clientJobId} is told it. */
     public JobOutcome forClient(String clientJobId) {
         return new JobOutcome(id, kind, outcome, exitCode, signal, worker, attempts, startMs, queueWaitMs,
                 configureMs, buildMs, commandMs, inspectMs, totalMs, phases, logPath, logTail, message, artifacts,
-                attemptFailures, warnings, clientJobId, cacheResult, expectedMs, configureSeeded);
+                attemptFailures, warnings, clientJobId, cacheResult, expectedMs, configureSeeded, target, name);
     }
 
     /** This outcome with what the build cache did for the job. */
     public JobOutcome withCache(CacheResult cache) {
         return new JobOutcome(id, kind, outcome, exitCode, signal, worker, attempts, startMs, queueWaitMs,
                 configureMs, buildMs, commandMs, inspectMs, totalMs, phases, logPath, logTail, message, artifacts,
-                attemptFailures, warnings, clientJobId, cache, expectedMs, configureSeeded);
+                attemptFailures, warnings, clientJobId, cache, expectedMs, configureSeeded, target, name);
     }
 
     /** This outcome with how long the job took when it last ran (null: unknown). */
     public JobOutcome withExpectedMs(Long ms) {
         return new JobOutcome(id, kind, outcome, exitCode, signal, worker, attempts, startMs, queueWaitMs,
                 configureMs, buildMs, commandMs, inspectMs, totalMs, phases, logPath, logTail, message, artifacts,
-                attemptFailures, warnings, clientJobId, cacheResult, ms, configureSeeded);
+                attemptFailures, warnings, clientJobId, cacheResult, ms, configureSeeded, target, name);
     }
 
     /** This outcome saying whether the job's build tree was seeded, with {@code warning} added when not null. */
@@ -111,7 +119,32 @@ public record JobOutcome(
         }
         return new JobOutcome(id, kind, outcome, exitCode, signal, worker, attempts, startMs, queueWaitMs,
                 configureMs, buildMs, commandMs, inspectMs, totalMs, phases, logPath, logTail, message, artifacts,
-                attemptFailures, all, clientJobId, cacheResult, expectedMs, seeded);
+                attemptFailures, all, clientJobId, cacheResult, expectedMs, seeded, target, name);
+    }
+
+    /** This outcome as that of {@code unit}: its target and the name the run gives it. */
+    public JobOutcome forTarget(TargetedJob unit) {
+        return new JobOutcome(id, kind, outcome, exitCode, signal, worker, attempts, startMs, queueWaitMs,
+                configureMs, buildMs, commandMs, inspectMs, totalMs, phases, logPath, logTail, message, artifacts,
+                attemptFailures, warnings, clientJobId, cacheResult, expectedMs, configureSeeded, unit.target(),
+                unit.name());
+    }
+
+    /** What the run calls the job: its id, or {@code id[platform]} when the run has several targets. */
+    @Override
+    public String name() {
+        return name != null ? name : id;
+    }
+
+    /**
+     * {@code unit}, not built because it supports none of its target's architectures ({@code reason} says which):
+     * {@code skipped}, which is not a failure.
+     */
+    public static JobOutcome skipped(TargetedJob unit, String reason) {
+        JobSpec job = unit.job();
+        return new JobOutcome(job.id(), job.kind(), Outcome.SKIPPED, null, null, null, 0, 0, 0, 0, 0, 0, 0, 0, null,
+                null, null, "skipped: " + reason, null, null, null, null, null, null, null, unit.target(),
+                unit.name());
     }
 
     /** The time the job's own work took in its last attempt: configure, build or command, and inspection. */
@@ -146,7 +179,7 @@ public record JobOutcome(
         return new JobOutcome(job.id(), job.kind(), Outcome.SUCCEEDED, 0, null, null, 0, atMs, queueWaitMs, 0, 0, 0,
                 0, hit.restoreMs(), null, logPath, null, null, hit.artifacts(), null, null, null,
                 new CacheResult(hit.remote() ? CacheStatus.REMOTE_HIT : CacheStatus.HIT, hit.key().sha256(), null),
-                null, null);
+                null, null, null, null);
     }
 
     /**

@@ -23,6 +23,7 @@ import org.archpool.orchestrator.pool.WorkerPool;
 import org.archpool.orchestrator.seed.ConfigureSeeds;
 import org.archpool.orchestrator.seed.SeedKey;
 import org.archpool.orchestrator.toolchain.ConcreteJob;
+import org.archpool.orchestrator.toolchain.TargetedJob;
 import org.archpool.orchestrator.verify.Verdict;
 import org.archpool.protocol.BuildRequest;
 import org.archpool.protocol.BuildResult;
@@ -65,31 +66,32 @@ final class JobRun {
     }
 
     /** @param onStart told of each attempt handed to a worker, before it is sent */
-    JobOutcome run(int slot, JobSpec job, long submittedAtMs, Consumer<JobStart> onStart) {
+    JobOutcome run(int slot, TargetedJob unit, long submittedAtMs, Consumer<JobStart> onStart) {
+        JobSpec job = unit.job();
         long dispatchedAt = clock.millis();
         long queueWait = dispatchedAt - submittedAtMs;
         long timeoutMs = config.timeoutMs(job);
         Attempts attempts = Attempts.none(dispatchedAt - origin);
         ConcreteJob concrete;
         try {
-            concrete = config.planner().plan(job, config.target(), config.buildParallelism());
+            concrete = config.planner().plan(job, unit.target(), config.buildParallelism());
         } catch (IllegalArgumentException e) {
             return JobOutcome.unsent(job, attempts, queueWait, clock.millis() - dispatchedAt,
                     "its argv could not be expanded for the target: " + e.getMessage());
         }
-        String tooLarge = tooLargeToSend(job, concrete, timeoutMs);
+        String tooLarge = tooLargeToSend(unit, concrete, timeoutMs);
         if (tooLarge != null) {
             return JobOutcome.unsent(job, attempts, queueWait, clock.millis() - dispatchedAt, tooLarge);
         }
         BuildCache cache = config.cache();
         if (cache == null) {
-            return seededSend(slot, job, concrete, timeoutMs, attempts, queueWait, dispatchedAt, onStart);
+            return seededSend(slot, unit, concrete, timeoutMs, attempts, queueWait, dispatchedAt, onStart);
         }
-        CacheLookup lookup = cache.lookup(concrete, config.logPath(job, 1));
+        CacheLookup lookup = cache.lookup(concrete, config.logPath(unit, 1));
         if (lookup instanceof CacheLookup.Hit hit) {
-            return JobOutcome.restored(job, hit, dispatchedAt - origin, queueWait, config.logPath(job, 1).toString());
+            return JobOutcome.restored(job, hit, dispatchedAt - origin, queueWait, config.logPath(unit, 1).toString());
         }
-        JobOutcome built = seededSend(slot, job, concrete, timeoutMs, attempts, queueWait, dispatchedAt, onStart);
+        JobOutcome built = seededSend(slot, unit, concrete, timeoutMs, attempts, queueWait, dispatchedAt, onStart);
         if (lookup instanceof CacheLookup.Uncacheable u) {
             return built.withCache(CacheResult.uncacheable(u.reason()));
         }
@@ -109,23 +111,23 @@ final class JobRun {
      * {@linkplain SchedulerConfig#seeds() seeds} of its toolchain; a fresh tree configured without a seed becomes
      * the seed of its toolchain. A seeded configure that fails drops its seed and is sent once more, unseeded.
      */
-    private JobOutcome seededSend(int slot, JobSpec job, ConcreteJob concrete, long timeoutMs, Attempts attempts,
-                                  long queueWait, long dispatchedAt, Consumer<JobStart> onStart) {
+    private JobOutcome seededSend(int slot, TargetedJob unit, ConcreteJob concrete, long timeoutMs,
+                                  Attempts attempts, long queueWait, long dispatchedAt, Consumer<JobStart> onStart) {
         ConfigureSeeds seeds = config.seeds();
         Optional<SeedKey> key = seeds == null ? Optional.empty() : seeds.keyOf(concrete);
         if (key.isEmpty()) {
-            return send(slot, job, concrete, timeoutMs, attempts, queueWait, dispatchedAt, onStart);
+            return send(slot, unit, concrete, timeoutMs, attempts, queueWait, dispatchedAt, onStart);
         }
         Path buildDir = Path.of(((CmakeJob) concrete.job()).buildDir());
         boolean fresh = !Files.exists(buildDir.resolve("CMakeCache.txt"));
         boolean seeded = fresh && seeds.plant(key.get(), buildDir);
-        JobOutcome built = send(slot, job, concrete, timeoutMs, attempts, queueWait, dispatchedAt, onStart);
+        JobOutcome built = send(slot, unit, concrete, timeoutMs, attempts, queueWait, dispatchedAt, onStart);
         if (seeded && built.outcome() == Outcome.FAILED && !ran(built, Phase.BUILD) && ran(built, Phase.CONFIGURE)
-                && stop.stopReason(job.id()) == null) {
+                && stop.stopReason(unit.name()) == null) {
             seeds.discard(key.get());
             ConfigureSeeds.unplant(buildDir);
             String seededFailure = built.message();
-            built = send(slot, job, concrete, timeoutMs, Attempts.none(clock.millis() - origin), queueWait,
+            built = send(slot, unit, concrete, timeoutMs, Attempts.none(clock.millis() - origin), queueWait,
                     dispatchedAt, onStart);
             if (ran(built, Phase.BUILD)) {
                 seeds.harvest(key.get(), buildDir);
@@ -145,21 +147,23 @@ final class JobRun {
     }
 
     /** Sends the job to the slot's worker, retrying when the infrastructure fails, and judges what it built. */
-    private JobOutcome send(int slot, JobSpec job, ConcreteJob concrete, long timeoutMs, Attempts attempts,
+    private JobOutcome send(int slot, TargetedJob unit, ConcreteJob concrete, long timeoutMs, Attempts attempts,
                             long queueWait, long dispatchedAt, Consumer<JobStart> onStart) {
+        JobSpec job = unit.job();
+        String name = unit.name();
         for (int attempt = 1; attempt <= config.retries() + 1; attempt++) {
-            String stoppedBefore = stop.stopReason(job.id());
+            String stoppedBefore = stop.stopReason(name);
             if (stoppedBefore != null && attempt > 1) {
                 // cancelled while its worker failed: not retried
                 return JobOutcome.cancelled(job, attempts, queueWait, clock.millis() - dispatchedAt,
-                        config.logPath(job, attempt - 1).toString(), "cancelled: " + stoppedBefore);
+                        config.logPath(unit, attempt - 1).toString(), "cancelled: " + stoppedBefore);
             }
             Worker worker;
             try {
                 worker = pool.workerFor(slot);
             } catch (WorkerFailedException e) {
                 attempts = attempts.failed(e.getMessage());
-                String stopped = stop.stopReason(job.id());
+                String stopped = stop.stopReason(name);
                 if (stopped != null) {
                     // its worker's start was stopped with the build (a Slurm job still queued, say): not a crash
                     return JobOutcome.cancelled(job, attempts, queueWait, clock.millis() - dispatchedAt, null,
@@ -168,24 +172,24 @@ final class JobRun {
                 continue;
             }
             attempts = attempts.sent(attempt, worker.id(), clock.millis() - origin);
-            listener.started(job.id(), worker.id(), attempt);
+            listener.started(name, worker.id(), attempt);
             onStart.accept(new JobStart(job.id(), worker.id(), attempt));
-            BuildRequest request = new BuildRequest(job.id() + "#" + attempt, concrete.job(), config.target(),
-                    concrete.steps(), timeoutMs, config.logPath(job, attempt).toString(), config.maxLogBytes());
-            CompletableFuture<BuildResult> answer = worker.execute(request, phase -> listener.phase(job.id(), phase));
-            stop.running(slot, job.id(), worker, request.requestId());
+            BuildRequest request = new BuildRequest(name + "#" + attempt, concrete.job(), unit.target(),
+                    concrete.steps(), timeoutMs, config.logPath(unit, attempt).toString(), config.maxLogBytes());
+            CompletableFuture<BuildResult> answer = worker.execute(request, phase -> listener.phase(name, phase));
+            stop.running(slot, name, worker, request.requestId());
             try {
                 BuildResult result = timeoutMs > 0
                         ? answer.get(timeoutMs + WORKER_ANSWER_GRACE_MS, TimeUnit.MILLISECONDS)
                         : answer.get();
                 pool.jobFinished(slot, worker);
-                return judged(job, result, attempts, queueWait, clock.millis() - dispatchedAt);
+                return judged(unit, result, attempts, queueWait, clock.millis() - dispatchedAt);
             } catch (ExecutionException e) {
                 WorkerFailedException failed = e.getCause() instanceof WorkerFailedException w ? w : null;
                 String reason = failed != null ? failed.getMessage() : String.valueOf(e.getCause());
                 attempts = attempts.failed(reason);
                 pool.discard(slot, worker, failed != null ? failed.failure() : WorkerFailure.IO, reason);
-                String stopped = stop.stopReason(job.id());
+                String stopped = stop.stopReason(name);
                 if (stopped != null) {
                     return JobOutcome.cancelled(job, attempts, queueWait, clock.millis() - dispatchedAt,
                             request.logPath(), "cancelled: " + stopped + "; its worker was stopped");
@@ -205,7 +209,7 @@ final class JobRun {
             }
         }
         return JobOutcome.crashed(job, attempts, queueWait, clock.millis() - dispatchedAt,
-                attempts.count() > 0 ? config.logPath(job, attempts.count()).toString() : null);
+                attempts.count() > 0 ? config.logPath(unit, attempts.count()).toString() : null);
     }
 
     /**
@@ -214,10 +218,10 @@ final class JobRun {
      * this catches what the coordinator added to one (flags for many architectures, a long log path). Measured on
      * the request of the last attempt, whose id and log path are the longest.
      */
-    private String tooLargeToSend(JobSpec job, ConcreteJob concrete, long timeoutMs) {
+    private String tooLargeToSend(TargetedJob unit, ConcreteJob concrete, long timeoutMs) {
         int last = config.retries() + 1;
-        BuildRequest longest = new BuildRequest(job.id() + "#" + last, concrete.job(), config.target(),
-                concrete.steps(), timeoutMs, config.logPath(job, last).toString());
+        BuildRequest longest = new BuildRequest(unit.name() + "#" + last, concrete.job(), unit.target(),
+                concrete.steps(), timeoutMs, config.logPath(unit, last).toString());
         int bytes = CODEC.encode(longest).length;
         if (bytes < MessageReader.DEFAULT_MAX_LINE_BYTES) {
             return null;
@@ -228,13 +232,14 @@ final class JobRun {
     }
 
     /** The worker's answer, with a succeeded job's artifacts judged against the target. */
-    private JobOutcome judged(JobSpec job, BuildResult r, Attempts attempts, long queueWait, long totalMs) {
+    private JobOutcome judged(TargetedJob unit, BuildResult r, Attempts attempts, long queueWait, long totalMs) {
+        JobSpec job = unit.job();
         Outcome outcome = r.outcome();
-        String stopped = stop.stopReason(job.id());
+        String stopped = stop.stopReason(unit.name());
         String message = outcome == Outcome.CANCELLED && stopped != null ? "cancelled: " + stopped : r.message();
         List<String> warnings = List.of();
         if (outcome == Outcome.SUCCEEDED) {
-            Verdict verdict = config.judge().judge(job, config.target(), r.artifacts());
+            Verdict verdict = config.judge().judge(job, unit.target(), r.artifacts());
             warnings = verdict.warnings();
             if (!verdict.passed()) {
                 outcome = Outcome.FAILED;

@@ -13,6 +13,7 @@ import java.util.concurrent.PriorityBlockingQueue;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import org.archpool.orchestrator.pool.WorkerPool;
+import org.archpool.orchestrator.toolchain.TargetedJob;
 import org.archpool.protocol.JobSpec;
 import org.archpool.protocol.Outcome;
 
@@ -35,8 +36,17 @@ public final class Scheduler implements AutoCloseable {
      * @param seq        its place in submission order
      * @param expectedMs how long it took last time; null when unknown
      */
-    private record Queued(JobSpec job, String name, Consumer<JobStart> onStart, CompletableFuture<JobOutcome> future,
-                          long submittedAtMs, long seq, Long expectedMs) {
+    private record Queued(TargetedJob unit, String name, Consumer<JobStart> onStart,
+                          CompletableFuture<JobOutcome> future, long submittedAtMs, long seq, Long expectedMs) {
+
+        JobSpec job() {
+            return unit.job();
+        }
+
+        /** What the build stop, the listener and {@link #cancel} know the job by. */
+        String id() {
+            return unit.name();
+        }
     }
 
     /** Tells a slot thread to end; sorts after every job, so that queued jobs run first. */
@@ -76,7 +86,7 @@ public final class Scheduler implements AutoCloseable {
         }
     }
 
-    /** Queues {@code job}; the future completes with its one outcome. */
+    /** Queues {@code job}, built for the config's target; the future completes with its one outcome. */
     public CompletableFuture<JobOutcome> submit(JobSpec job) {
         return submit(job, start -> { });
     }
@@ -96,7 +106,12 @@ public final class Scheduler implements AutoCloseable {
      * {@code serve}, the client's name for it, which stays the same from one session to the next).
      */
     public CompletableFuture<JobOutcome> submit(JobSpec job, String name, Consumer<JobStart> onStart) {
-        Queued q = queued(job, name, onStart);
+        return submit(TargetedJob.only(job, config.target()), name, onStart);
+    }
+
+    /** As {@link #submit(JobSpec, String, Consumer)}, for a job built for its own target. */
+    public CompletableFuture<JobOutcome> submit(TargetedJob unit, String name, Consumer<JobStart> onStart) {
+        Queued q = queued(unit, name, onStart);
         queue.add(q);
         return q.future();
     }
@@ -108,8 +123,16 @@ public final class Scheduler implements AutoCloseable {
      * @return each job's future, in the order of {@code jobs}
      */
     public List<CompletableFuture<JobOutcome>> submitAll(List<? extends JobSpec> jobs) {
-        List<Queued> all = new ArrayList<>(jobs.size());
-        jobs.forEach(job -> all.add(queued(job, job.id(), start -> { })));
+        return submitTargeted(jobs.stream().map(job -> TargetedJob.only(job, config.target())).toList());
+    }
+
+    /**
+     * As {@link #submitAll}, for jobs each built for its own target (a run with several targets, jobs that support
+     * only some of its architectures); the history knows each by {@link TargetedJob#name()}.
+     */
+    public List<CompletableFuture<JobOutcome>> submitTargeted(List<TargetedJob> units) {
+        List<Queued> all = new ArrayList<>(units.size());
+        units.forEach(unit -> all.add(queued(unit, unit.name(), start -> { })));
         List<Queued> sorted = new ArrayList<>(all);
         sorted.sort(order(config.order()));
         queue.addAll(sorted);
@@ -124,9 +147,10 @@ public final class Scheduler implements AutoCloseable {
         }
     }
 
-    private Queued queued(JobSpec job, String name, Consumer<JobStart> onStart) {
-        Long expected = config.history() == null ? null : config.history().expectedMs(name, job, config.target());
-        return new Queued(job, name, Objects.requireNonNull(onStart, "onStart"), new CompletableFuture<>(),
+    private Queued queued(TargetedJob unit, String name, Consumer<JobStart> onStart) {
+        Long expected = config.history() == null ? null
+                : config.history().expectedMs(name, unit.job(), unit.target());
+        return new Queued(unit, name, Objects.requireNonNull(onStart, "onStart"), new CompletableFuture<>(),
                 clock.millis(), submitted.getAndIncrement(), expected);
     }
 
@@ -166,7 +190,7 @@ public final class Scheduler implements AutoCloseable {
         stop.cancel(ids, reason);
         List<Queued> removed = new ArrayList<>();
         queue.removeIf(q -> {
-            boolean match = q != STOP && ids.contains(q.job().id());
+            boolean match = q != STOP && ids.contains(q.id());
             if (match) {
                 removed.add(q);
             }
@@ -221,18 +245,18 @@ public final class Scheduler implements AutoCloseable {
                 return;
             }
             JobOutcome outcome;
-            String reason = stop.reason() != null ? stop.reason() : stop.cancelled(q.job().id());
+            String reason = stop.reason() != null ? stop.reason() : stop.cancelled(q.id());
             if (reason != null) {
                 outcome = notStarted(q, reason);
             } else {
                 long dispatched = clock.millis();
-                outcome = runs.run(slot, q.job(), q.submittedAtMs(), q.onStart()).withExpectedMs(q.expectedMs());
+                outcome = runs.run(slot, q.unit(), q.submittedAtMs(), q.onStart()).withExpectedMs(q.expectedMs());
                 ran(outcome, dispatched, clock.millis());
                 if (outcome.outcome() == Outcome.SUCCEEDED && outcome.attempts() > 0 && config.history() != null) {
-                    config.history().record(q.name(), q.job(), config.target(), outcome.workMs());
+                    config.history().record(q.name(), q.job(), q.unit().target(), outcome.workMs());
                 }
                 if (outcome.outcome() != Outcome.SUCCEEDED && !config.keepGoing()) {
-                    stop.afterFailure("job '" + outcome.id() + "' " + outcome.outcome().wireName()
+                    stop.afterFailure("job '" + q.id() + "' " + outcome.outcome().wireName()
                             + " and --keep-going is off");
                 }
             }
@@ -255,8 +279,9 @@ public final class Scheduler implements AutoCloseable {
         return JobOutcome.notStarted(q.job(), now - origin, now - q.submittedAtMs(), reason);
     }
 
-    private void finish(Queued q, JobOutcome outcome) {
-        stop.ended(q.job().id());
+    private void finish(Queued q, JobOutcome result) {
+        JobOutcome outcome = result.forTarget(q.unit());
+        stop.ended(q.id());
         listener.finished(outcome);
         q.future().complete(outcome);
     }

@@ -6,6 +6,7 @@ import org.archpool.orchestrator.cache.BuildCache;
 import org.archpool.orchestrator.output.LogLayout;
 import org.archpool.orchestrator.seed.ConfigureSeeds;
 import org.archpool.orchestrator.toolchain.JobPlanner;
+import org.archpool.orchestrator.toolchain.TargetedJob;
 import org.archpool.orchestrator.verify.ArtifactJudge;
 import org.archpool.orchestrator.verify.ArtifactVerifier;
 import org.archpool.orchestrator.verify.Verification;
@@ -110,7 +111,7 @@ public record SchedulerConfig(Target target, Path logDir, long defaultTimeoutMs,
     }
 
     /** The log of a job's {@code attempt}: {@code <id>.log}, then {@code <id>@attempt<n>.log} ({@link LogLayout}). */
-    Path logPath(JobSpec job, int attempt) {
-        return new LogLayout(logDir).jobLog(job.id(), attempt);
+    Path logPath(TargetedJob unit, int attempt) {
+        return new LogLayout(logDir).jobLog(unit.logName(), attempt);
     }
 }

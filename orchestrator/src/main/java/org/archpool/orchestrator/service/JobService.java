@@ -15,6 +15,8 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
+import org.archpool.orchestrator.manifest.JobScope;
 import org.archpool.orchestrator.manifest.ManifestException;
 import org.archpool.orchestrator.manifest.ManifestReader;
 import org.archpool.orchestrator.pool.WorkerPool;
@@ -22,7 +24,11 @@ import org.archpool.orchestrator.schedule.Attempts;
 import org.archpool.orchestrator.schedule.JobOutcome;
 import org.archpool.orchestrator.schedule.JobStart;
 import org.archpool.orchestrator.schedule.Scheduler;
+import org.archpool.orchestrator.toolchain.JobTargets;
+import org.archpool.orchestrator.toolchain.TargetedJob;
 import org.archpool.protocol.JobSpec;
+import org.archpool.protocol.Platform;
+import org.archpool.protocol.Target;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -50,11 +56,14 @@ public final class JobService {
     private final Clock clock;
     private final long origin;
     private final ServerMessage.Hello hello;
+    private final List<Target> targets;
+    private final Function<Platform, List<String>> builds;
     private final AtomicLong submits = new AtomicLong();
     private final AtomicLong connections = new AtomicLong();
 
     // guarded by this
-    private final Map<JobSpec, Build> inFlight = new HashMap<>();
+    /** Builds not ended, by the job (under a common id) and the target it is built for. */
+    private final Map<BuildKey, Build> inFlight = new HashMap<>();
     /** Every build not ended: by identity, in one flat table (a hash set spends a node on each of 100,000). */
     private final Set<Build> running = Collections.newSetFromMap(new IdentityHashMap<>());
     private final Set<Connection> clients = new LinkedHashSet<>();
@@ -66,22 +75,33 @@ public final class JobService {
     private final CompletableFuture<Boolean> shutdownAsked = new CompletableFuture<>();
 
     /**
-     * @param hello what every connection is told first
+     * @param hello   what every connection is told first
+     * @param targets the service's targets, one per platform: a submit is built for the one its platforms allow
+     * @param builds  for a platform, the concrete architectures {@code all}/{@code all-major} stand for
      */
     public JobService(Scheduler scheduler, WorkerPool pool, ManifestReader reader, Clock clock,
-                      ServerMessage.Hello hello) {
+                      ServerMessage.Hello hello, List<Target> targets, Function<Platform, List<String>> builds) {
         this.scheduler = scheduler;
         this.pool = pool;
         this.reader = reader;
         this.clock = clock;
         this.origin = clock.millis();
         this.hello = hello;
+        this.targets = List.copyOf(targets);
+        this.builds = builds;
+        if (this.targets.isEmpty()) {
+            throw new IllegalArgumentException("a service needs a target");
+        }
+    }
+
+    /** What makes two submits one build: the job under a common id, and the target it is built for. */
+    private record BuildKey(JobSpec job, Target target) {
     }
 
     /** One build on the scheduler and the submits that wait for its outcome. */
     private static final class Build {
         final JobSpec job;
-        final JobSpec key;
+        final BuildKey key;
         final String firstClientJobId;
         /** Almost always the one submit that made it: sized for one (a default list holds ten). */
         final List<Submission> waiting = new ArrayList<>(1);
@@ -90,7 +110,7 @@ public final class JobService {
         boolean cancelled;
         boolean ended;
 
-        Build(JobSpec job, JobSpec key, String firstClientJobId) {
+        Build(JobSpec job, BuildKey key, String firstClientJobId) {
             this.job = job;
             this.key = key;
             this.firstClientJobId = firstClientJobId;
@@ -183,6 +203,10 @@ public final class JobService {
     }
 
     /** The job under its service-wide name, {@code id.N}, cut to fit 128 characters. */
+    private static String platforms(List<Target> targets) {
+        return String.join(" and ", targets.stream().map(t -> t.platform().wireName()).toList());
+    }
+
     private JobSpec named(JobSpec job) {
         String suffix = "." + submits.incrementAndGet();
         String id = job.id();
@@ -314,13 +338,30 @@ public final class JobService {
         private void submit(ClientMessage.Submit submit) {
             String clientJobId = submit.clientJobId();
             JobSpec job;
+            JobScope scope;
             try {
                 job = reader.readJob(submit.cwd(), submit.job());
+                scope = reader.readScope(submit.job(), "the job");
             } catch (ManifestException e) {
                 outbox.send(ServerMessage.Error.about(ErrorCode.INVALID_JOB, clientJobId, e.getMessage()));
                 return;
             }
-            JobSpec key = job.withId("job");
+            List<Target> allowed = targets.stream().filter(t -> scope.allows(t.platform())).toList();
+            if (allowed.size() > 1) {
+                outbox.send(ServerMessage.Error.about(ErrorCode.INVALID_JOB, clientJobId, "this serve builds for "
+                        + platforms(allowed) + ", and the job could be built for more than one of them, but a submit"
+                        + " is one build with one result: name its platform, \"platforms\": [\"cuda\"] or"
+                        + " [\"hip\"], and submit it once per platform you want it built for"));
+                return;
+            }
+            JobTargets.Assignment assignment = allowed.isEmpty()
+                    ? new JobTargets.Assignment(TargetedJob.only(job, targets.get(0)), "it is limited to "
+                            + String.join(" and ", scope.platforms().stream().map(Platform::wireName).sorted()
+                            .toList()) + ", and this serve builds for " + platforms(targets))
+                    : JobTargets.one(job, scope, allowed.get(0), builds, targets.size() > 1);
+            JobSpec planned = assignment.unit().job();
+            Target target = assignment.unit().target();
+            BuildKey key = new BuildKey(planned.withId("job"), target);
             Build build;
             boolean shared;
             synchronized (JobService.this) {
@@ -338,12 +379,14 @@ public final class JobService {
                                     clientJobId, 128) + " without a result; give each job a clientJobId of its own"));
                     return;
                 }
-                build = inFlight.get(key);
+                build = assignment.skipped() != null ? null : inFlight.get(key);
                 shared = build != null;
                 if (!shared) {
-                    build = new Build(named(job), key, clientJobId);
-                    inFlight.put(key, build);
+                    build = new Build(named(planned), key, clientJobId);
                     running.add(build);
+                    if (assignment.skipped() == null) {
+                        inFlight.put(key, build);
+                    }
                 }
                 Submission s = new Submission(this, clientJobId, shared, build, clock.millis());
                 build.waiting.add(s);
@@ -355,11 +398,14 @@ public final class JobService {
                     outbox.send(startedMessage(clientJobId, build.started));
                 }
             }
-            if (!shared) {
+            if (assignment.skipped() != null) {
+                ended(build, JobOutcome.skipped(new TargetedJob(build.job, target, false), assignment.skipped()));
+            } else if (!shared) {
                 // one dependent action per build: 100,000 queued builds each hold it until they end
                 Build submitted = build;
                 // known to the duration history by the job's own id, which the next session's submit repeats
-                scheduler.submit(build.job, job.id(), start -> started(submitted, start))
+                scheduler.submit(new TargetedJob(build.job, target, false), job.id(),
+                                start -> started(submitted, start))
                         .whenComplete((outcome, failure) -> ended(submitted, outcome));
             }
         }

@@ -20,10 +20,19 @@ public sealed interface ServerMessage {
     /** The version of docs/service.md this code speaks. */
     int SERVICE_VERSION = 1;
 
-    /** First on every connection: who answers, for which target, with which pool and where its files go. */
+    /**
+     * First on every connection: who answers, for which targets ({@code target} is the first of
+     * {@code targets}, one per platform), with which pool and where its files go.
+     */
     @JsonInclude(JsonInclude.Include.NON_NULL)
-    record Hello(int service, String archpoolVersion, long pid, Target target, Pool pool, String logDir,
-                 String report) implements ServerMessage {
+    record Hello(int service, String archpoolVersion, long pid, Target target, List<Target> targets, Pool pool,
+                 String logDir, String report) implements ServerMessage {
+
+        /** A hello of a service of one target. */
+        public Hello(int service, String archpoolVersion, long pid, Target target, Pool pool, String logDir,
+                     String report) {
+            this(service, archpoolVersion, pid, target, List.of(target), pool, logDir, report);
+        }
 
         /** The resolved target as the report's {@code resolution} names it. */
         @JsonInclude(JsonInclude.Include.NON_NULL)

@@ -40,11 +40,11 @@ public final class JobPlanner {
         Map<String, String> env = new LinkedHashMap<>(job.env());
         env.putAll(ArchConventions.environment(target));
         if (job instanceof CmakeJob c) {
-            return new ConcreteJob(c, List.of(
+            return new ConcreteJob(c, target, List.of(
                     new Step(Phase.CONFIGURE, cmake.configure(c, target), c.buildDir(), env),
                     new Step(Phase.BUILD, cmake.build(c, buildParallelism), c.buildDir(), env)));
         }
         CommandJob command = CommandInvocation.concrete((CommandJob) job, target);
-        return new ConcreteJob(command, List.of(new Step(Phase.COMMAND, command.argv(), command.cwd(), env)));
+        return new ConcreteJob(command, target, List.of(new Step(Phase.COMMAND, command.argv(), command.cwd(), env)));
     }
 }

@@ -20,11 +20,11 @@
   window.addEventListener('unhandledrejection', function (e) { noteError('Unhandled rejection: ' + e.reason); });
 
   var SVG = 'http://www.w3.org/2000/svg';
-  var OUTCOMES = ['succeeded', 'failed', 'timed_out', 'cancelled', 'crashed'];
+  var OUTCOMES = ['succeeded', 'failed', 'timed_out', 'cancelled', 'crashed', 'skipped'];
   var LABELS = { succeeded: 'succeeded', failed: 'failed', timed_out: 'timed out', cancelled: 'cancelled',
-    crashed: 'crashed' };
+    crashed: 'crashed', skipped: 'skipped' };
   /* outcome sort order: problems first */
-  var RANK = { failed: 0, crashed: 1, timed_out: 2, cancelled: 3, succeeded: 4 };
+  var RANK = { failed: 0, crashed: 1, timed_out: 2, cancelled: 3, skipped: 4, succeeded: 5 };
   var collator = new Intl.Collator(undefined, { numeric: true, sensitivity: 'base' });
 
   /* element helpers: children may be nodes or strings (always text nodes) */
@@ -69,6 +69,10 @@
   }
 
   var R = JSON.parse(document.getElementById('archpool-report').textContent);
+  /* schema 2 has targets; a schema 1 report had one resolution and its toolchain check */
+  var TARGETS = R.targets || (R.resolution ? [Object.assign({ toolchainCheck: R.toolchainCheck }, R.resolution)] : []);
+  /* with several targets a job has an entry per target, named id[platform] */
+  function jname(j) { return TARGETS.length > 1 && j.target ? j.id + '[' + j.target.platform + ']' : j.id; }
   var jobs = (R.jobs || []).map(function (j, i) {
     var archs = [];
     (j.artifacts || []).forEach(function (a) {
@@ -101,19 +105,26 @@
         [h('b', {}, String(R.exitCode)), h('span', {}, 'exit code')])
     ]);
 
-    var res = R.resolution || {};
-    var target = res.platform ? [res.platform.toUpperCase() + ' ', h('code', {}, (res.archs || []).join(', '))] : null;
-    var from = res.source ? res.source + (res.detail ? ' (' + res.detail + ')' : '') : null;
-    var devices = (res.devices || []).map(function (d) {
-      return '#' + d.index + ' ' + (d.name || 'GPU') + ': ' + (d.targetId || d.arch) + (d.uuid ? ' ' + d.uuid : '');
+    var targetRows = [];
+    TARGETS.forEach(function (res) {
+      var target = res.platform ? [res.platform.toUpperCase() + ' ', h('code', {}, (res.archs || []).join(', '))] : null;
+      var from = res.source ? res.source + (res.detail ? ' (' + res.detail + ')' : '') : null;
+      var devices = (res.devices || []).map(function (d) {
+        return '#' + d.index + ' ' + (d.name || 'GPU') + ': ' + (d.targetId || d.arch) + (d.uuid ? ' ' + d.uuid : '');
+      });
+      var tc = res.toolchainCheck;
+      var toolchain = null;
+      if (tc) {
+        var skipped = (tc.probes || []).filter(function (p) { return p.status === 'skipped'; });
+        toolchain = (tc.refused || []).length ? [tc.compiler + ' refused:', list(tc.refused)]
+          : skipped.length ? 'skipped: ' + (skipped[0].message || tc.compiler) : tc.compiler + ': all targets supported';
+      }
+      targetRows.push(['Target', target], ['Architectures from', from],
+        ['Devices seen', devices.length ? list(devices) : null],
+        ['Visibility', res.visibility ? res.visibility.applied : null],
+        ['Resolution warnings', (res.warnings || []).length ? list(res.warnings) : null],
+        ['Toolchain check', toolchain]);
     });
-    var tc = R.toolchainCheck;
-    var toolchain = null;
-    if (tc) {
-      var skipped = (tc.probes || []).filter(function (p) { return p.status === 'skipped'; });
-      toolchain = (tc.refused || []).length ? [tc.compiler + ' refused:', list(tc.refused)]
-        : skipped.length ? 'skipped: ' + (skipped[0].message || tc.compiler) : tc.compiler + ': all targets supported';
-    }
     var pool = R.pool || {};
     var shape = pool.mode ? pool.mode + ' mode, ' + pool.workers + ' worker' + (pool.workers === 1 ? '' : 's') +
       ', build parallelism ' + pool.buildParallelism + ', retries ' + pool.retries +
@@ -123,14 +134,8 @@
         (e.cause ? ' [' + e.cause + ']' : '') + (e.reason ? ': ' + e.reason : '');
     });
     var started = R.startedAt ? new Date(R.startedAt) : null;
-    append(clear(sec), [h('h2', { id: 'h-summary' }, 'Summary'), cards, h('div', { 'class': 'columns' }, [facts([
-      ['Target', target],
-      ['Architectures from', from],
-      ['Devices seen', devices.length ? list(devices) : null],
-      ['Visibility', res.visibility ? res.visibility.applied : null],
-      ['Resolution warnings', (res.warnings || []).length ? list(res.warnings) : null],
-      ['Toolchain check', toolchain]
-    ]), facts([
+    append(clear(sec), [h('h2', { id: 'h-summary' }, 'Summary'), cards, h('div', { 'class': 'columns' }, [facts(
+      targetRows), facts([
       ['Started', R.startedAt ? R.startedAt + (started && !isNaN(started) ? ' (' + started.toLocaleString() + ')' : '') : null],
       ['Pool', shape],
       ['Worker events', events.length ? list(events) : null],
@@ -142,7 +147,8 @@
 
   /* ---- job table ---- */
   var COLS = [
-    { k: 'id', t: 'Job', v: function (x) { return x.j.id; } },
+    { k: 'id', t: 'Job', v: function (x) { return jname(x.j); } },
+    { k: 'target', t: 'Target', v: function (x) { return x.j.target ? x.j.target.platform + ' ' + x.j.target.archs.join(';') : ''; } },
     { k: 'kind', t: 'Kind', v: function (x) { return x.j.kind || ''; } },
     { k: 'outcome', t: 'Outcome', n: 1, v: function (x) { return x.j.outcome in RANK ? RANK[x.j.outcome] : 9; } },
     { k: 'worker', t: 'Worker', v: function (x) { return x.j.worker || ''; } },
@@ -160,7 +166,7 @@
   function cell(col, x) {
     var v = col.v(x);
     if (col.k === 'id') {
-      return h('td', { 'class': 'id' }, x.noted ? h('a', { href: '#job-' + x.i }, x.j.id) : x.j.id);
+      return h('td', { 'class': 'id' }, x.noted ? h('a', { href: '#job-' + x.i }, jname(x.j)) : jname(x.j));
     }
     if (col.k === 'outcome') return h('td', {}, badge(x.j.outcome));
     if (col.k === 'archs') return h('td', { 'class': 'mono' }, x.archs.join(', '));
@@ -255,7 +261,7 @@
 
   function tooltip(x) {
     var j = x.j;
-    return [j.id, label(j.outcome) + (j.worker ? ' on ' + j.worker : '') +
+    return [jname(j), label(j.outcome) + (j.worker ? ' on ' + j.worker : '') +
       (j.attempts > 1 ? ', attempt ' + j.attempts : ''),
       'start ' + ms(j.startMs) + ', queued ' + ms(j.queueWaitMs || 0) + ', total ' + ms(j.totalMs || 0),
       (j.phases || []).map(function (p) {
@@ -379,7 +385,7 @@
       var j = x.j;
       var d = h('details', { 'class': 'job ' + oc(j.outcome), id: 'job-' + x.i });
       if (n < 40) d.open = true;
-      append(d, h('summary', {}, [h('h3', {}, j.id), badge(j.outcome), ' ',
+      append(d, h('summary', {}, [h('h3', {}, jname(j)), badge(j.outcome), ' ',
         h('span', { 'class': 'muted' }, (j.worker ? j.worker + ', ' : '') + j.attempts + ' attempt' +
           (j.attempts === 1 ? '' : 's') + ', ' + ms(j.totalMs || 0))]));
       var exit = [];
@@ -395,7 +401,7 @@
         ['Warnings', (j.warnings || []).length ? list(j.warnings) : null],
         ['Artifact problems', artifactProblems.length ? list(artifactProblems) : null]
       ]));
-      if (j.logTail) append(d, h('pre', { 'class': 'log', 'aria-label': 'log tail of ' + j.id }, j.logTail));
+      if (j.logTail) append(d, h('pre', { 'class': 'log', 'aria-label': 'log tail of ' + jname(j) }, j.logTail));
       append(sec, d);
     });
   }

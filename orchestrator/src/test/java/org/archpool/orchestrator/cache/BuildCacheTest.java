@@ -73,14 +73,15 @@ class BuildCacheTest {
         out = work.resolve("k.fatbin");
         log = Files.createDirectories(dir.resolve("logs")).resolve("k.log");
         disk = DiskCache.open(dir.resolve("cache"), Clock.systemUTC());
-        cache = cacheFor(CUDA_90);
+        cache = newCache();
         job = new CommandJob("k", List.of("nvcc", "-fatbin", "k.cu"), work.toString(), Map.of(), null,
                 List.of("k.fatbin"), List.of("*.cu"));
     }
 
-    private BuildCache cacheFor(Target target) {
-        return new BuildCache(disk, null, false, target,
-                () -> new ToolchainIdentity(Digests.of("nvcc 13.0"), List.of()), new FileHashes(null, Clock.systemUTC()),
+    /** One cache serves every target: each lookup's target comes with its concrete job. */
+    private BuildCache newCache() {
+        return new BuildCache(disk, null, false,
+                platform -> new ToolchainIdentity(Digests.of("nvcc 13.0"), List.of()), new FileHashes(null, Clock.systemUTC()),
                 Map.of("PATH", System.getenv("PATH")), new ArtifactVerifier(VerifyPolicy.STRICT), Clock.systemUTC(),
                 notes::add);
     }
@@ -155,7 +156,7 @@ class BuildCacheTest {
     void anEntryIsNeverFoundForAnotherArchitecture() throws Exception {
         buildAndStore(sm90, List.of("sm_90"));
         Target cuda80 = new Target(Platform.CUDA, List.of("80"));
-        CacheLookup lookup = cacheFor(cuda80).lookup(concrete(job, cuda80), log);
+        CacheLookup lookup = newCache().lookup(concrete(job, cuda80), log);
         assertThat(lookup).isInstanceOf(CacheLookup.Miss.class);
         assertThat(((CacheLookup.Miss) lookup).rejected()).isNull();
     }

@@ -133,4 +133,30 @@ class MainTest {
         assertThat(Files.readString(report)).contains("\"outcome\" : \"succeeded\"");
         assertThat(out.toString(StandardCharsets.UTF_8)).contains("1 of 1 jobs succeeded");
     }
+
+    @Test
+    void platformAllBuildsForEveryPlatformThatResolvesAndRefusesWhenNoneDoes() throws Exception {
+        assertThat(run("build", manifest.toString(), "--platform", "all")).isEqualTo(3);
+        assertThat(err()).contains("--platform all found no platform to build for").contains("cuda: ")
+                .contains("hip: ").contains("--target cuda:ARCHS");
+        assertNoStackTrace();
+
+        err.reset();
+        Path report = dir.resolve("r.json");
+        assertThat(run(Map.of("PATH", System.getenv("PATH"), "CUDAARCHS", "90"), "build", manifest.toString(),
+                "--platform", "all", "--mode", "thread", "--no-toolchain-check", "--report", report.toString()))
+                .as(err()).isZero();
+        String written = Files.readString(report);
+        assertThat(written).contains("\"platform\" : \"cuda\"").doesNotContain("\"platform\" : \"hip\"");
+        assertThat(out.toString(StandardCharsets.UTF_8)).contains("target: cuda 90 (env:CUDAARCHS");
+    }
+
+    @Test
+    void aCommandJobThatLeavesItsPlatformOpenInARunOfTwoTargetsStopsTheRunBeforeAnyJob() {
+        assertThat(run(Map.of("PATH", System.getenv("PATH")), "build", manifest.toString(), "--mode", "thread",
+                "--target", "cuda:90", "--target", "hip:gfx942", "--no-toolchain-check")).isEqualTo(2);
+        assertThat(err()).contains("manifest " + manifest.toAbsolutePath()).contains("\"a\"")
+                .contains("\"platforms\": [\"cuda\"]");
+        assertNoStackTrace();
+    }
 }

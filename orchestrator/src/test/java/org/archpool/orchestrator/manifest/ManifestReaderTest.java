@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import org.archpool.protocol.CmakeJob;
 import org.archpool.protocol.CommandJob;
 import org.archpool.protocol.JobSpec;
+import org.archpool.protocol.Platform;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -128,5 +129,35 @@ class ManifestReaderTest {
         assertThatThrownBy(() -> reader.readJob(dir, json.readTree("{\"id\": \"k\", \"kind\": \"cmake\","
                 + " \"sourceDir\": \"proj\", \"defines\": {\"CMAKE_CUDA_ARCHITECTURES\": \"75\"}}")))
                 .hasMessageContaining("CMAKE_CUDA_ARCHITECTURES");
+    }
+
+    @Test
+    void aJobsPlatformsAndArchsAreReadBesideItAndCheckedForEachPlatformsSyntax() throws Exception {
+        Manifest m = read("""
+                {"version": 1, "jobs": [
+                  {"id": "k", "kind": "cmake", "sourceDir": "proj", "archs": [">=80", "gfx942"]},
+                  {"id": "c", "kind": "command", "argv": ["nvcc"], "platforms": ["cuda"], "archs": ["90a"]},
+                  {"id": "plain", "kind": "cmake", "sourceDir": "proj", "buildDir": "out"}]}
+                """);
+        assertThat(m.scope("k").archs()).containsExactly(">=80", "gfx942");
+        assertThat(m.scope("k").archsOf(Platform.CUDA)).containsExactly(">=80");
+        assertThat(m.scope("k").archsOf(Platform.HIP)).containsExactly("gfx942");
+        assertThat(m.scope("k").defaultBuildDir()).isTrue();
+        assertThat(m.scope("c").platforms()).containsExactly(Platform.CUDA);
+        assertThat(m.scope("c").allows(Platform.HIP)).isFalse();
+        assertThat(m.scope("plain").defaultBuildDir()).isFalse();
+        assertThat(m.scope("plain").archs()).isNull();
+
+        rejects("{\"version\": 1, \"jobs\": [{\"id\": \"a\", \"kind\": \"command\", \"argv\": [\"x\"],"
+                + " \"platforms\": [\"rocm\"]}]}", "job \"a\"", "\"platforms\" names \"rocm\"", "\"cuda\" or \"hip\"");
+        rejects("{\"version\": 1, \"jobs\": [{\"id\": \"a\", \"kind\": \"command\", \"argv\": [\"x\"],"
+                + " \"platforms\": []}]}", "\"platforms\" is empty");
+        rejects("{\"version\": 1, \"jobs\": [{\"id\": \"a\", \"kind\": \"command\", \"argv\": [\"x\"],"
+                + " \"archs\": []}]}", "\"archs\" is empty", "leave it out");
+        rejects("{\"version\": 1, \"jobs\": [{\"id\": \"a\", \"kind\": \"command\", \"argv\": [\"x\"],"
+                + " \"platforms\": [\"cuda\"], \"archs\": [\"gfx942\"]}]}", "lists gfx942 for hip",
+                "\"platforms\" leaves hip out");
+        rejects("{\"version\": 1, \"jobs\": [{\"id\": \"a\", \"kind\": \"command\", \"argv\": [\"x\"],"
+                + " \"archs\": [\">=90a\"]}]}", "job \"a\"", "\"archs\"", ">=90a");
     }
 }

@@ -52,13 +52,13 @@ final class ReportTestData {
     /** A report over {@code jobs} for {@code cuda 80;90}, two or more workers, with these worker events. */
     static BuildReport report(List<JobOutcome> jobs, ObjectNode... workerEvents) {
         ObjectNode r = MAPPER.createObjectNode();
-        r.put("schemaVersion", 1);
+        r.put("schemaVersion", 2);
         r.put("archpoolVersion", "0.1.0-test");
         r.put("manifest", "/home/user/project/quickstart/archpool.json");
         r.put("startedAt", "2026-11-30T15:26:33.719133762Z");
         r.put("durationMs", 94_187);
         r.put("exitCode", jobs.stream().allMatch(j -> j.outcome().wireName().equals("succeeded")) ? 0 : 1);
-        ObjectNode resolution = r.putObject("resolution");
+        ObjectNode resolution = r.putArray("targets").addObject();
         resolution.put("platform", "cuda");
         resolution.putArray("archs").add("80").add("90");
         resolution.put("source", "flag");

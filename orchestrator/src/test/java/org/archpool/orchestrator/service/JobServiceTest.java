@@ -43,10 +43,16 @@ class JobServiceTest {
             new ServerMessage.Hello.Pool("thread", "local", 1, "environment"), "/logs", "/logs/report.json");
 
     private JobService start(int slots) {
+        return start(slots, new Target(Platform.CUDA, List.of("90")));
+    }
+
+    /** A service of these targets (the hello names only the first: what a client is told is not tested here). */
+    private JobService start(int slots, Target... targets) {
         pool = new WorkerPool(new ThreadWorkerLauncher(JobRunner.standard()), slots, clock);
-        scheduler = new Scheduler(pool, new SchedulerConfig(new Target(Platform.CUDA, List.of("90")),
-                dir.resolve("logs"), 0, 1, 0, true), clock, SchedulerListener.NONE);
-        service = new JobService(scheduler, pool, new ManifestReader(), clock, HELLO);
+        scheduler = new Scheduler(pool, new SchedulerConfig(targets[0], dir.resolve("logs"), 0, 1, 0, true), clock,
+                SchedulerListener.NONE);
+        service = new JobService(scheduler, pool, new ManifestReader(), clock, HELLO, List.of(targets),
+                platform -> List.of());
         return service;
     }
 
@@ -103,6 +109,52 @@ class JobServiceTest {
         assertThat(result.job().outcome()).isEqualTo(Outcome.SUCCEEDED);
         assertThat(result.job().logPath()).isEqualTo(dir.resolve("logs/hello.1.log").toString());
         assertThat(service.outcomes()).extracting(JobOutcome::clientJobId).containsExactly("c1");
+    }
+
+    /** A submit of a command job with these extra fields (JSON, starting with a comma). */
+    private String submitWith(String clientJobId, String id, String script, String fields) {
+        return submit(clientJobId, id, script).replace("]}}", "]" + fields + "}}");
+    }
+
+    @Test
+    void aSubmitIsBuiltForTheTargetItsPlatformsAllowNarrowedToItsArchsOrSkipped() {
+        start(2, new Target(Platform.CUDA, List.of("80", "90")), new Target(Platform.HIP, List.of("gfx942")));
+        Client c = connect();
+        c.send(submitWith("open", "k", "true", ""));
+        ServerMessage.Error refused = c.outbox().next(ServerMessage.Error.class);
+        assertThat(refused.code()).isEqualTo(ErrorCode.INVALID_JOB);
+        assertThat(refused.message()).contains("builds for cuda and hip").contains("\"platforms\": [\"cuda\"]");
+
+        c.send(submitWith("hopper", "k", "true", ",\"platforms\":[\"cuda\"],\"archs\":[\">=90\"]"));
+        c.outbox().next(ServerMessage.Accepted.class);
+        ServerMessage.Result built = c.outbox().next(ServerMessage.Result.class);
+        assertThat(built.job().outcome()).isEqualTo(Outcome.SUCCEEDED);
+        assertThat(built.job().target()).isEqualTo(new Target(Platform.CUDA, List.of("90")));
+
+        c.send(submitWith("fp8", "k", "true", ",\"platforms\":[\"cuda\"],\"archs\":[\"90a\"]"));
+        assertThat(c.outbox().next(ServerMessage.Accepted.class).clientJobId()).isEqualTo("fp8");
+        ServerMessage.Result skipped = c.outbox().next(ServerMessage.Result.class);
+        assertThat(skipped.job().outcome()).isEqualTo(Outcome.SKIPPED);
+        assertThat(skipped.job().message()).startsWith("skipped: ").contains("90a").contains("80;90");
+        assertThat(skipped.job().clientJobId()).isEqualTo("fp8");
+        assertThat(skipped.job().worker()).isNull();
+
+        c.send(submitWith("amd", "k", "true", ",\"platforms\":[\"hip\"]"));
+        c.outbox().next(ServerMessage.Accepted.class);
+        assertThat(c.outbox().next(ServerMessage.Result.class).job().target())
+                .isEqualTo(new Target(Platform.HIP, List.of("gfx942")));
+        assertThat(service.outcomeCounts()).containsEntry("succeeded", 2).containsEntry("skipped", 1);
+    }
+
+    @Test
+    void aSubmitLimitedToAPlatformTheServiceDoesNotBuildIsSkipped() {
+        start(1);
+        Client c = connect();
+        c.send(submitWith("amd", "k", "true", ",\"platforms\":[\"hip\"]"));
+        c.outbox().next(ServerMessage.Accepted.class);
+        ServerMessage.Result r = c.outbox().next(ServerMessage.Result.class);
+        assertThat(r.job().outcome()).isEqualTo(Outcome.SKIPPED);
+        assertThat(r.job().message()).isEqualTo("skipped: it is limited to hip, and this serve builds for cuda");
     }
 
     @Test

@@ -1,5 +1,6 @@
 package org.archpool.protocol.codec;
 
+import java.util.Arrays;
 import java.util.function.Function;
 import org.archpool.protocol.Artifact;
 import org.archpool.protocol.BuildRequest;
@@ -99,7 +100,10 @@ final class MessageDecoder {
     }
 
     private static Outcome outcome(String name) {
-        return name == null ? null : byWireName(Outcome.values(), name, "outcome", Outcome::wireName);
+        // skipped is the coordinator's outcome, never a worker's answer
+        Outcome[] answers = Arrays.stream(Outcome.values()).filter(o -> o != Outcome.SKIPPED)
+                .toArray(Outcome[]::new);
+        return name == null ? null : byWireName(answers, name, "outcome", Outcome::wireName);
     }
 
     private static <E extends Enum<E>> E byWireName(E[] values, String name, String what,
