@@ -11,7 +11,7 @@ from ._future import JobFuture
 from ._locate import find_archpool
 from ._pool import Pool, connect
 from ._protocol import SERVICE_VERSION
-from ._results import Artifact, Bye, JobResult, Phase, ServeInfo, Status, Target, Timings
+from ._results import Artifact, Bye, JobResult, JobTarget, Phase, ServeInfo, Status, Target, Timings
 
 __version__ = "0.1.0.dev0"
 
@@ -23,6 +23,7 @@ __all__ = [
     "find_archpool",
     "JobFuture",
     "JobResult",
+    "JobTarget",
     "Artifact",
     "Phase",
     "Timings",

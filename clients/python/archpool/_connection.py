@@ -175,7 +175,7 @@ class Connection:
             result = JobResult.from_message(message)
             future = self._take_job(result.client_job_id)
             if future is not None:
-                if result.succeeded:
+                if result.succeeded or result.skipped:  # skipped: not built for want of an arch, not a failure
                     future._settle(lambda: future.set_result(result))
                 else:
                     future._settle(lambda: future.set_exception(BuildError(result)))

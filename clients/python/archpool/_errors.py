@@ -69,7 +69,8 @@ class JobRejectedError(ArchpoolError):
 
 
 class BuildError(ArchpoolError):
-    """A job ended with an outcome other than ``succeeded``; ``result`` is its :class:`JobResult`."""
+    """A job ended with an outcome other than ``succeeded`` or ``skipped`` (``failed``, ``timed_out``, ``crashed``,
+    ``cancelled``); ``result`` is its :class:`JobResult`."""
 
     def __init__(self, result: "JobResult") -> None:
         super().__init__(_describe(result))

@@ -9,9 +9,10 @@ __all__ = ["JobFuture"]
 
 class JobFuture(Future):
     """What ``submit_cmake``/``submit_command`` return. Works with ``concurrent.futures.wait``, ``as_completed``
-    and ``add_done_callback``; ``result()`` is a :class:`JobResult`, or raises :class:`BuildError` for a job that did
-    not succeed, :class:`JobRejectedError` for a submit ``serve`` refused, :class:`ServeDiedError` when ``serve``
-    went away first.
+    and ``add_done_callback``; ``result()`` is a :class:`JobResult` — of a job that succeeded, or of one that was
+    ``skipped`` (it supports none of the target's architectures: not built, not a failure; ``exception()`` is None)
+    —, or raises :class:`BuildError` for a job that failed (``failed``, ``timed_out``, ``crashed``, ``cancelled``),
+    :class:`JobRejectedError` for a submit ``serve`` refused, :class:`ServeDiedError` when ``serve`` went away first.
 
     The future is pending while the job is queued and running (``running()`` True) once ``serve`` handed it to a
     worker (its ``started`` message; :attr:`worker` names the worker). A job the build cache restores never runs on
@@ -60,7 +61,8 @@ class JobFuture(Future):
 
     def wait_started(self, timeout: Optional[float] = None) -> Optional[str]:
         """Blocks until a worker runs the job (``running()`` is True); returns its :attr:`worker`. Returns None for a
-        job the build cache restored (its result's ``restored``): it is done without ever running on a worker.
+        job the build cache restored (its result's ``restored``) or one that was skipped (``skipped``): it is done
+        without ever running on a worker.
 
         :raises TimeoutError: when ``timeout`` seconds passed first.
         :raises CancelledError: the future was cancelled before the job started.
@@ -70,8 +72,8 @@ class JobFuture(Future):
         if not self._started.wait(timeout):
             raise TimeoutError(f"job {self.client_job_id} did not start within {timeout} s")
         if self._worker is None:
-            result = self.result(timeout=0)  # it ended unstarted: raises why, unless the cache restored it
-            if result.restored:
+            result = self.result(timeout=0)  # it ended unstarted: raises why, unless restored or skipped
+            if result.restored or result.skipped:
                 return None
             raise RuntimeError(f"job {self.client_job_id} has a result but archpool serve never said it started")
         return self._worker

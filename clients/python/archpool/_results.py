@@ -7,9 +7,12 @@ fields the message lacks are ``None``, empty or zero, as the report's convention
 from dataclasses import dataclass, field
 from typing import Any, Dict, Mapping, Optional, Tuple
 
-__all__ = ["Artifact", "Phase", "Timings", "JobResult", "Target", "ServeInfo", "Status", "Bye"]
+__all__ = ["Artifact", "Phase", "Timings", "JobResult", "JobTarget", "Target", "ServeInfo", "Status", "Bye"]
 
 SUCCEEDED = "succeeded"
+#: The outcome of a job that supports none of the target's architectures (or whose ``platforms`` leave out every
+#: target of ``serve``): not built, and not a failure.
+SKIPPED = "skipped"
 #: The ``cache`` of a job whose artifacts the build cache put back instead of a worker building them.
 RESTORED = ("hit", "remote-hit")
 
@@ -61,11 +64,30 @@ class Timings:
 
 
 @dataclass(frozen=True)
+class JobTarget:
+    """What one job was built for: ``platform`` (``cuda`` or ``hip``) and ``archs`` in CMake's spelling (``80``,
+    ``90a``, ``gfx942``), the service's target narrowed to the architectures the job supports (its ``archs=``). For
+    a ``skipped`` job, the service's target it was skipped for."""
+
+    platform: str
+    archs: Tuple[str, ...]
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "JobTarget":
+        return cls(platform=data["platform"], archs=tuple(data.get("archs", ())))
+
+
+@dataclass(frozen=True)
 class JobResult:
     """The one result of a submitted job: a ``result`` message's ``job`` (a report entry) and its ``shared``.
 
+    ``outcome`` is ``succeeded``, ``skipped`` (:attr:`skipped`: the job supports none of the target's
+    architectures, or its ``platforms`` exclude every target of ``serve``; not built, and not a failure: ``message``
+    says why), or a failure: ``failed``, ``timed_out``, ``crashed``, ``cancelled`` (``future.result()`` raises
+    :class:`BuildError` for these, and for an outcome a later ``serve`` adds).
+
     ``worker`` is None, ``attempts`` 0, ``phases`` empty and ``configure_seeded`` None for a job the build cache
-    restored (:attr:`restored`): no worker ran it."""
+    restored (:attr:`restored`), and for a skipped one: no worker ran it."""
 
     id: str
     client_job_id: str
@@ -106,10 +128,21 @@ class JobResult:
     #: None for command jobs, jobs the build cache restored, a pool with ``no_configure_seed=True``, or a ``serve``
     #: too old to seed.
     configure_seeded: Optional[bool] = None
+    #: The platform and architectures the job was built for (the service's target narrowed to the job's ``archs``);
+    #: for a skipped job, the target it was skipped for. None from a ``serve`` too old to say.
+    target: Optional[JobTarget] = None
 
     @property
     def succeeded(self) -> bool:
+        """Whether the job was built, and what it built holds its target (``outcome`` ``succeeded``)."""
         return self.outcome == SUCCEEDED
+
+    @property
+    def skipped(self) -> bool:
+        """Whether the job was not built because it supports none of the target's architectures, or its
+        ``platforms`` exclude every target of ``serve`` (``outcome`` ``skipped``; ``message`` starts with
+        ``skipped: `` and says why). Not a failure: ``future.result()`` returns it."""
+        return self.outcome == SKIPPED
 
     @property
     def restored(self) -> bool:
@@ -145,12 +178,13 @@ class JobResult:
             cache_note=job.get("cacheNote"),
             expected_ms=job.get("expectedMs"),
             configure_seeded=job.get("configureSeeded"),
+            target=None if job.get("target") is None else JobTarget.from_json(job["target"]),
         )
 
 
 @dataclass(frozen=True)
 class Target:
-    """What every job is built for, resolved once when ``serve`` started: ``platform`` ``cuda`` or ``hip``,
+    """A target of ``serve``, resolved once when it started: ``platform`` ``cuda`` or ``hip``,
     ``archs`` in CMake's spelling (``90``, ``gfx942``), ``source`` (``flag``, ``env:CUDAARCHS``,
     ``detected:nvidia-smi``, ``fallback``) and ``detail`` (the exact input, e.g. ``--arch 90``)."""
 
@@ -167,7 +201,10 @@ class Target:
 
 @dataclass(frozen=True)
 class ServeInfo:
-    """The ``hello`` of ``archpool serve``: who answers, for what target, with which pool."""
+    """The ``hello`` of ``archpool serve``: who answers, for what targets, with which pool.
+
+    ``targets`` are the service's targets, one per platform (``targets=["cuda:80,90", "hip:gfx942"]``); ``target``
+    is the first of them (the only one, usually)."""
 
     service: int
     archpool_version: str
@@ -183,14 +220,24 @@ class ServeInfo:
     #: driver views, as well as the visibility variables) or ``environment`` (the variables alone); None from a
     #: ``serve`` too old to say.
     device_isolation: Optional[str] = None
+    #: Every target of ``serve``, one per platform, ``target`` first; ``(target,)`` from a ``serve`` too old to
+    #: have several.
+    targets: Tuple[Target, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not self.targets:
+            object.__setattr__(self, "targets", (self.target,))
 
     @classmethod
     def from_message(cls, message: Mapping[str, Any]) -> "ServeInfo":
         pool = message.get("pool", {})
+        target = Target.from_json(message["target"])
+        targets = tuple(Target.from_json(t) for t in message.get("targets") or ()) or (target,)
         return cls(service=message["service"], archpool_version=message.get("archpoolVersion", ""),
-                   pid=message.get("pid"), target=Target.from_json(message["target"]), mode=pool.get("mode"),
+                   pid=message.get("pid"), target=target, mode=pool.get("mode"),
                    launcher=pool.get("launcher"), workers=pool.get("workers"), log_dir=message.get("logDir"),
-                   report=message.get("report"), raw=dict(message), device_isolation=pool.get("deviceIsolation"))
+                   report=message.get("report"), raw=dict(message), device_isolation=pool.get("deviceIsolation"),
+                   targets=targets)
 
 
 @dataclass(frozen=True)

@@ -49,8 +49,8 @@ import org.archpool.protocol.PhaseTiming;
  *       worker or on earlier attempts. Thread "not started" holds one instant event per job no worker ever ran
  *       (worker null, e.g. cancelled after an earlier failure), at the time it was given up.</li>
  * </ul>
- * Every job event's {@code args} hold {@code job}, {@code kind}, {@code arch} (the target's architectures,
- * {@code ;}-joined), {@code outcome}, {@code exitCode} and {@code signal} (when recorded), {@code attempt} (the
+ * Every job event's {@code args} hold {@code job}, {@code kind}, {@code arch} (the architectures the job was
+ * built for, {@code ;}-joined), {@code platform}, {@code outcome}, {@code exitCode} and {@code signal} (when recorded), {@code attempt} (the
  * number of the last attempt), {@code worker}, {@code phase}, {@code phaseExitCode} (when the phase's process
  * exited), {@code phaseMs}, {@code log} and, on a job's last event when it did not succeed, {@code message}.
  * The JSON is streamed with Jackson's generator: what is kept per job is a few small event records (to sort the
@@ -255,7 +255,8 @@ public final class ChromeTraceWriter {
             g.writeObjectFieldStart("args");
             g.writeStringField("job", safe(j.id()));
             stringIfNotNull(g, "kind", j.kind());
-            stringIfNotNull(g, "arch", arch);
+            stringIfNotNull(g, "arch", archOf(j, arch));
+            stringIfNotNull(g, "platform", j.target() == null ? null : j.target().platform().wireName());
             g.writeStringField("outcome", j.outcome() == null ? null : j.outcome().wireName());
             if (j.exitCode() != null) {
                 g.writeNumberField("exitCode", j.exitCode());
@@ -295,7 +296,8 @@ public final class ChromeTraceWriter {
             g.writeStringField("job", safe(j.id()));
             stringIfNotNull(g, "kind", j.kind());
             g.writeStringField("outcome", j.outcome() == null ? null : j.outcome().wireName());
-            stringIfNotNull(g, "arch", arch);
+            stringIfNotNull(g, "arch", archOf(j, arch));
+            stringIfNotNull(g, "platform", j.target() == null ? null : j.target().platform().wireName());
             g.writeNumberField("queueWaitMs", j.queueWaitMs());
             stringIfNotNull(g, "message", j.message());
             g.writeEndObject();
@@ -325,6 +327,11 @@ public final class ChromeTraceWriter {
             }
             g.writeEndObject();
         }
+    }
+
+    /** What the job was built for: its own target's list, else the build's. */
+    private static String archOf(JobOutcome j, String arch) {
+        return j.target() != null ? j.target().cmakeList() : arch;
     }
 
     private static void otherData(JsonGenerator g, BuildReport report, String arch) throws IOException {
