@@ -8,7 +8,7 @@ what the job means (a folder that does not exist, a forbidden define) is checked
 import datetime
 import os
 import re
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Union
 
 __all__ = ["PathArg", "Duration", "cmake_job", "command_job", "duration"]
 
@@ -23,7 +23,9 @@ def cmake_job(source_dir: PathArg, build_dir: Optional[PathArg] = None, defines:
               id: Optional[str] = None, generator: Optional[str] = None, build_type: Optional[str] = None,
               configure_args: Optional[Sequence[str]] = None, build_args: Optional[Sequence[str]] = None,
               targets: Optional[Sequence[str]] = None, env: Optional[Mapping[str, str]] = None,
-              timeout: Optional[Duration] = None, artifacts: Optional[Sequence[PathArg]] = None) -> Dict[str, Any]:
+              timeout: Optional[Duration] = None, artifacts: Optional[Sequence[PathArg]] = None, *,
+              platforms: Optional[Sequence[str]] = None, archs: Optional[Sequence[str]] = None) -> Dict[str, Any]:
+    """``platforms`` and ``archs``: as for :func:`command_job`."""
     source = _path(source_dir, "source_dir")
     job: Dict[str, Any] = {"id": _id(id, source), "kind": "cmake", "sourceDir": source}
     _put(job, "buildDir", None if build_dir is None else _path(build_dir, "build_dir"))
@@ -33,23 +35,30 @@ def cmake_job(source_dir: PathArg, build_dir: Optional[PathArg] = None, defines:
     _put(job, "configureArgs", _strings(configure_args, "configure_args"))
     _put(job, "buildArgs", _strings(build_args, "build_args"))
     _put(job, "targets", _strings(targets, "targets"))
-    _common(job, env, timeout, artifacts)
+    _common(job, env, timeout, artifacts, platforms, archs)
     return job
 
 
 def command_job(argv: Sequence[PathArg], cwd: Optional[PathArg] = None, env: Optional[Mapping[str, str]] = None,
                 artifacts: Optional[Sequence[PathArg]] = None, id: Optional[str] = None,
-                timeout: Optional[Duration] = None, inputs: Optional[Sequence[PathArg]] = None) -> Dict[str, Any]:
+                timeout: Optional[Duration] = None, inputs: Optional[Sequence[PathArg]] = None, *,
+                platforms: Optional[Sequence[str]] = None, archs: Optional[Sequence[str]] = None) -> Dict[str, Any]:
     """``inputs``: globs of the files the job reads (relative to its ``cwd``, or absolute), which the build cache
     hashes into the job's key; None sends none, and the job is not cached (``[]`` declares that it reads no file).
-    A CMake job needs none: its whole ``sourceDir`` is its input."""
+    A CMake job needs none: its whole ``sourceDir`` is its input.
+
+    ``platforms`` (``["cuda"]``, ``["hip"]``): the platforms the job is limited to; with a ``serve`` of several
+    targets it must name exactly one. ``archs``: the architectures the job supports, CUDA exactly (``"90a"``) or as
+    ranges (``">=80"``, ``">80"``, ``"<=90"``, ``"<90"``) and HIP target ids (``"gfx942"``): the job is built for the
+    target's architectures it supports, and is ``skipped`` (not built, not a failure) when there are none. What they
+    mean is checked by ``serve`` (``invalid-job``); None sends neither."""
     args = _strings(argv, "argv")
     if not args:
         raise ValueError("argv is empty; give the program and its arguments, e.g. ['nvcc', '{offload-arch-flags}',"
                          " '-c', 'k.cu', '-o', 'k.o']")
     job: Dict[str, Any] = {"id": _id(id, args[0]), "kind": "command", "argv": args}
     _put(job, "cwd", None if cwd is None else _path(cwd, "cwd"))
-    _common(job, env, timeout, artifacts)
+    _common(job, env, timeout, artifacts, platforms, archs)
     _put(job, "inputs", _strings(inputs, "inputs"))
     return job
 
@@ -72,10 +81,13 @@ def duration(value: Duration, name: str) -> str:
 
 
 def _common(job: Dict[str, Any], env: Optional[Mapping[str, str]], timeout: Optional[Duration],
-            artifacts: Optional[Sequence[PathArg]]) -> None:
+            artifacts: Optional[Sequence[PathArg]], platforms: Optional[Sequence[str]],
+            archs: Optional[Sequence[str]]) -> None:
     _put(job, "env", None if env is None else _env(env))
     _put(job, "timeout", None if timeout is None else duration(timeout, "timeout"))
     _put(job, "artifacts", _strings(artifacts, "artifacts"))
+    _put(job, "platforms", _names(platforms, "platforms"))
+    _put(job, "archs", _names(archs, "archs"))
 
 
 def _put(job: Dict[str, Any], key: str, value: Any) -> None:
@@ -118,6 +130,23 @@ def _strings(values: Optional[Sequence[Any]], name: str) -> Optional[List[str]]:
         if not isinstance(value, (str, os.PathLike)):
             raise TypeError(f"{name}[{i}] must be a string, not {type(value).__name__}")
         out.append(_path(value, f"{name}[{i}]"))
+    return out
+
+
+def _names(values: Optional[Sequence[Any]], name: str) -> Optional[List[str]]:
+    """A list of plain strings (platform or architecture names; no paths)."""
+    if values is None:
+        return None
+    if isinstance(values, (str, bytes, os.PathLike)) or not isinstance(values, Iterable):
+        hint = f" (write {name}=[{str(values)!r}])" if isinstance(values, (str, int)) else ""
+        raise TypeError(f"{name} must be a list of strings, not {'one ' if isinstance(values, str) else ''}"
+                        f"{type(values).__name__}{hint}")
+    out = []
+    for i, value in enumerate(values):
+        if not isinstance(value, str):
+            hint = f" (write {str(value)!r})" if isinstance(value, int) and not isinstance(value, bool) else ""
+            raise TypeError(f"{name}[{i}] must be a string, not {type(value).__name__}{hint}")
+        out.append(value)
     return out
 
 

@@ -3,7 +3,7 @@
 
 import os
 from types import TracebackType
-from typing import Any, Mapping, Optional, Sequence, Type, Union
+from typing import Any, Mapping, Optional, Sequence, Tuple, Type, Union
 
 from ._connection import Connection
 from ._future import JobFuture
@@ -18,7 +18,8 @@ __all__ = ["Pool", "connect"]
 
 
 class Pool:
-    """A pool of archpool workers that builds jobs as they are submitted, for one target resolved once.
+    """A pool of archpool workers that builds jobs as they are submitted, for the target resolved once (or the
+    targets given: one per platform).
 
     ``Pool(jobs=None, platform="auto", arch=None, archpool=None, **options)`` starts ``archpool serve --stdio`` and
     returns once it answered (its target resolved, its workers up). ``jobs`` is ``-j``, ``platform`` and ``arch``
@@ -27,7 +28,9 @@ class Pool:
     ``-``: ``verify="strict"``, ``timeout="10m"`` (or seconds, or a timedelta), ``retries=1``, ``mode="process"``,
     ``log_dir=...``, ``fallback_arch=...``, ``quiet=True``, ``srun_arg=[...]``, ``cache=...`` (the build cache's
     folder), ``no_cache=True``, ``remote_cache="https://..."``, ``order="fifo"`` (the queue's order; default
-    ``"longest-first"``), ``no_configure_seed=True``… ``stderr`` is where ``serve``'s
+    ``"longest-first"``), ``no_configure_seed=True``, ``targets=["cuda:80,90", "hip:gfx942"]`` (one ``--target`` each,
+    instead of ``platform`` and ``arch``: several targets, and then every submit names its platform in
+    ``platforms=``)… ``stderr`` is where ``serve``'s
     progress and diagnostics go: None (forwarded to ``sys.stderr``), a file path, or an object with ``write``.
 
     :raises TypeError: an option that is no flag of ``serve``, or a value of the wrong type.
@@ -53,8 +56,16 @@ class Pool:
 
     @property
     def target(self) -> Target:
-        """The platform and architectures every job is built for, and where they came from."""
+        """The platform and architectures jobs are built for, and where they came from; with several targets, the
+        first (:attr:`targets`)."""
         return self._connection.info.target
+
+    @property
+    def targets(self) -> Tuple[Target, ...]:
+        """Every target of ``serve``, one per platform, :attr:`target` first: ``(target,)`` unless the pool was
+        started with several (``targets=["cuda:80,90", "hip:gfx942"]``). With several, each submit names one
+        platform (``platforms=["cuda"]``), else ``serve`` refuses it (``invalid-job``)."""
+        return self._connection.info.targets
 
     @property
     def info(self) -> ServeInfo:
@@ -87,26 +98,38 @@ class Pool:
                      generator: Optional[str] = None, build_type: Optional[str] = None,
                      configure_args: Optional[Sequence[str]] = None, build_args: Optional[Sequence[str]] = None,
                      targets: Optional[Sequence[str]] = None, env: Optional[Mapping[str, str]] = None,
-                     timeout: Optional[Duration] = None, artifacts: Optional[Sequence[PathArg]] = None) -> JobFuture:
+                     timeout: Optional[Duration] = None, artifacts: Optional[Sequence[PathArg]] = None, *,
+                     platforms: Optional[Sequence[str]] = None, archs: Optional[Sequence[str]] = None) -> JobFuture:
         """Configures and builds a CMake project for the pool's target (archpool passes
         ``CMAKE_<LANG>_ARCHITECTURES``; ``defines`` may not). ``id`` defaults to the source folder's name, and
-        ``build_dir`` to ``build/<id>``; relative paths start at this process's working directory.
+        ``build_dir`` to ``build/<id>`` (``build/<platform>/<id>`` with several targets, which append
+        ``/<platform>`` to an explicit ``build_dir``); relative paths start at this process's working directory.
+        ``platforms`` and ``archs``: as for :meth:`submit_command`.
         Returns at once; the future's result is the :class:`JobResult`."""
         job = cmake_job(source_dir, build_dir, defines, id, generator, build_type, configure_args, build_args,
-                        targets, env, timeout, artifacts)
+                        targets, env, timeout, artifacts, platforms=platforms, archs=archs)
         return self._connection.submit(job, os.getcwd())
 
     def submit_command(self, argv: Sequence[PathArg], cwd: Optional[PathArg] = None,
                        env: Optional[Mapping[str, str]] = None, artifacts: Optional[Sequence[PathArg]] = None,
                        id: Optional[str] = None, timeout: Optional[Duration] = None,
-                       inputs: Optional[Sequence[PathArg]] = None) -> JobFuture:
+                       inputs: Optional[Sequence[PathArg]] = None, *, platforms: Optional[Sequence[str]] = None,
+                       archs: Optional[Sequence[str]] = None) -> JobFuture:
         """Runs ``argv`` (no shell) in ``cwd``, with ``{offload-arch-flags}`` and ``{archs}`` in it replaced by the
         pool's target. ``id`` defaults to the program's name. A command job's default artifacts are the files
         written under ``cwd`` while it ran: give parallel jobs their own ``cwd``, or name their ``artifacts``.
         ``inputs`` are globs of the files the job reads (relative to ``cwd``, or absolute): with them the build
         cache can restore the job's artifacts instead of running it again; without them (None) it is never cached.
+
+        ``platforms`` (``["cuda"]``) limits the job to those platforms; a pool of several :attr:`targets` needs it,
+        naming exactly one. ``archs`` are the architectures the job supports (``["90a"]``, ``[">=80", "gfx942"]``:
+        CUDA exact or ranges ``>=N``, ``>N``, ``<=N``, ``<N``; HIP target ids): it is built for the target's
+        architectures among them (its result's ``target``), and when there are none it is not built: its result is
+        ``skipped``, which ``result()`` returns (it is not a failure). ``serve`` checks what both mean
+        (:class:`JobRejectedError` ``invalid-job``).
         Returns at once; the future's result is the :class:`JobResult`."""
-        return self._connection.submit(command_job(argv, cwd, env, artifacts, id, timeout, inputs), os.getcwd())
+        job = command_job(argv, cwd, env, artifacts, id, timeout, inputs, platforms=platforms, archs=archs)
+        return self._connection.submit(job, os.getcwd())
 
     # --- the end
 
@@ -131,7 +154,8 @@ class Pool:
 
     def __repr__(self) -> str:
         info = self._connection.info
-        return (f"<archpool.Pool {info.target.platform} {';'.join(info.target.archs)}, {info.workers} workers,"
+        targets = ", ".join(f"{t.platform} {';'.join(t.archs)}" for t in info.targets)
+        return (f"<archpool.Pool {targets}, {info.workers} workers,"
                 f" pid {info.pid}, {self._connection.pending()} pending>")
 
 

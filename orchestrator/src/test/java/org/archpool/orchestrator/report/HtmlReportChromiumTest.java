@@ -17,7 +17,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.IntStream;
+import org.archpool.orchestrator.arch.Resolution;
 import org.archpool.orchestrator.schedule.JobOutcome;
+import org.archpool.protocol.Platform;
 import org.archpool.testing.RequiredTool;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
@@ -122,6 +124,31 @@ class HtmlReportChromiumTest {
                 .contains("Drawn: 5000 of 6000 jobs, every one that did not succeed and then the longest.");
         assertThat(attribute(dump.dom, "timeline", "data-rendered")).isEqualTo("5000");
         assertThat(indices(dump.dom, "<g class=\"bar[^\"]*\" data-index=\"(\\d+)\"")).contains(4321);
+    }
+
+    /** Two targets: every entry is named id[platform] with its target, each target in the summary, skipped counted. */
+    @Test
+    void aBuildOfSeveralTargetsNamesEachEntryByItsPlatform() throws Exception {
+        List<JobOutcome> jobs = List.of(
+                ReportTestData.job("kernels").target("cuda", "80", "90").on("w1", 0).phase("build", 900, 0).build(),
+                ReportTestData.job("kernels").target("hip", "gfx942").on("w2", 0).phase("build", 700, 0).build(),
+                ReportTestData.job("fp8").kind("command").target("cuda", "80", "90").outcome("skipped")
+                        .attempts(0).message("skipped: it supports 90a, and the run builds 80;90").build());
+        BuildReport one = ReportTestData.report(jobs);
+        Resolution hip = new Resolution(Platform.HIP, List.of("gfx942"), "flag", "--target hip:gfx942", List.of(),
+                null, List.of(), List.of());
+        List<BuildReport.TargetEntry> targets = new ArrayList<>(one.targets());
+        targets.add(new BuildReport.TargetEntry(hip, null));
+        BuildReport report = new BuildReport(one.schemaVersion(), one.archpoolVersion(), one.manifest(),
+                one.startedAt(), one.durationMs(), 0, targets, one.pool(), one.outcomes(), null, null, one.jobs());
+        Path page = dir.resolve("targets.html");
+        new HtmlReportWriter().write(report, page);
+
+        Dump dump = open(page, "#sort=id");
+
+        dump.assertClean();
+        assertThat(dump.dom).contains(">kernels[cuda]<", ">kernels[hip]<", "fp8[cuda]", "data-outcome=\"skipped\"",
+                "gfx942", "--target hip:gfx942", "skipped: it supports 90a");
     }
 
     /** The checks above would see a script that breaks: this one makes sure they can. */

@@ -128,6 +128,17 @@ final class ReportTestData {
             return this;
         }
 
+        /** Built for {@code platform} and {@code archs}. */
+        Job target(String platform, String... archs) {
+            ObjectNode t = node.putObject("target");
+            t.put("platform", platform);
+            ArrayNode list = t.putArray("archs");
+            for (String arch : archs) {
+                list.add(arch);
+            }
+            return this;
+        }
+
         Job outcome(String outcome) {
             node.put("outcome", outcome);
             return this;
