@@ -135,6 +135,49 @@ class ServeIT {
                 .isEqualTo(hello.path("pool").path("deviceIsolation").asText());
     }
 
+    /** A serve of two targets: a submit names its platform, is built for its archs there, or is skipped. */
+    @Test
+    void aServeOfTwoTargetsBuildsEachSubmitForThePlatformItNames() throws Exception {
+        Process serve = serve("--stdio", "--target", "cuda:80,90", "--target", "hip:gfx90a,gfx942",
+                "--no-toolchain-check", "-j", "1");
+        ServeClient client = ServeClient.of(serve);
+        JsonNode hello = client.next("hello");
+        assertThat(hello.path("targets").findValuesAsText("platform")).containsExactly("cuda", "hip");
+        assertThat(hello.path("target").path("platform").asText()).isEqualTo("cuda");
+        assertThat(hello.path("targets").path(1).path("detail").asText()).isEqualTo("--target hip:gfx90a,gfx942");
+
+        client.send(submit("open", dir, commandJob("k", "echo {archs}")));
+        JsonNode refused = client.next("error");
+        assertThat(refused.path("code").asText()).isEqualTo("invalid-job");
+        assertThat(refused.path("message").asText()).contains("name its platform");
+
+        String amd = commandJob("k", "echo built for {archs}").replace("]}", "],\"platforms\":[\"hip\"],"
+                + "\"archs\":[\"gfx942\"]}");
+        client.send(submit("amd", dir, amd));
+        client.next("accepted");
+        JsonNode built = client.next("result").path("job");
+        assertThat(ReportSchema.problems("job", built)).as(built.toString()).isEmpty();
+        assertThat(built.path("outcome").asText()).isEqualTo("succeeded");
+        assertThat(built.path("target").toString()).isEqualTo("{\"platform\":\"hip\",\"archs\":[\"gfx942\"]}");
+        assertThat(Files.readString(Path.of(built.path("logPath").asText()))).contains("built for gfx942");
+
+        String fp8 = commandJob("fp8", "true").replace("]}", "],\"platforms\":[\"cuda\"],\"archs\":[\"90a\"]}");
+        client.send(submit("fp8", dir, fp8));
+        client.next("accepted");
+        JsonNode skipped = client.next("result").path("job");
+        assertThat(ReportSchema.problems("job", skipped)).as(skipped.toString()).isEmpty();
+        assertThat(skipped.path("outcome").asText()).isEqualTo("skipped");
+        assertThat(skipped.path("message").asText()).contains("90a").contains("80;90");
+
+        client.send("{\"type\":\"shutdown\",\"cancelRunning\":false}");
+        JsonNode bye = client.next("bye");
+        assertThat(bye.path("outcomes").toString()).isEqualTo("{\"succeeded\":1,\"skipped\":1}");
+        assertThat(serve.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        assertThat(serve.exitValue()).as(stderr()).isZero();
+        JsonNode report = report(bye);
+        assertThat(report.path("targets").findValuesAsText("platform")).containsExactly("cuda", "hip");
+    }
+
     @Test
     void theEndOfStdinEndsEveryJobWorkerAndProcessWithinTwoSeconds() throws Exception {
         Path sleep = MarkedProcesses.markedSleep(Files.createDirectories(dir.resolve("bin")), marker);
