@@ -10,8 +10,6 @@ import org.archpool.orchestrator.arch.TargetRequest;
 import org.archpool.orchestrator.arch.ToolchainCheck;
 import org.archpool.orchestrator.metrics.BuildMetrics;
 import org.archpool.orchestrator.report.ConsoleOutput;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The target of a build or a service, resolved once: the resolution, what the compiler said of it (null when not
@@ -19,40 +17,17 @@ import org.slf4j.LoggerFactory;
  */
 record ResolvedTarget(Resolution resolution, ToolchainCheck.Result checked, String line) {
 
-    private static final Logger LOG = LoggerFactory.getLogger(ResolvedTarget.class);
-
     /**
-     * Resolves each target of {@code request} once, in order, each checked as {@link #resolve} does; with
-     * {@code --platform all}, a platform whose architecture is neither given nor detected is left out (its reason in
-     * the coordinator's log), and only none resolving is an error, which names each platform's reason.
+     * Resolves each target of {@code request} once ({@link ArchResolver#resolveAll}), in order, each checked as
+     * {@link #resolve} does: a platform that resolved but that its compiler cannot build is an error, also under
+     * {@code --platform all}.
      */
     static List<ResolvedTarget> resolveAll(ArchResolver resolver, ToolchainCheck toolchain, TargetRequest request,
                                            BuildMetrics metrics, ConsoleOutput stderr)
             throws ArchSyntaxException, ArchResolutionException {
         List<ResolvedTarget> targets = new ArrayList<>();
-        List<String> unresolved = new ArrayList<>();
-        for (ArchResolver.Request one : request.requests()) {
-            if (!request.whicheverResolve()) {
-                targets.add(resolve(resolver, toolchain, one, metrics, stderr));
-                continue;
-            }
-            Resolution resolution;
-            try {
-                resolution = resolver.resolve(one);
-            } catch (ArchResolutionException e) {
-                String platform = one.platform().platform().wireName();
-                LOG.info("--platform all: no {} target: {}", platform, e.getMessage());
-                unresolved.add(platform + ": " + e.getMessage());
-                continue;
-            }
-            // a platform that resolved but that its compiler cannot build is an error, not one left out
+        for (Resolution resolution : resolver.resolveAll(request)) {
             targets.add(checked(resolution, toolchain, metrics, stderr));
-        }
-        if (targets.isEmpty()) {
-            throw new ArchResolutionException("--platform all found no platform to build for: no architecture is"
-                    + " given (HIPARCHS, CUDAARCHS) or detected for any of them.\n" + String.join("\n", unresolved)
-                    + "\nFix: set CUDAARCHS or HIPARCHS, or name each target with --target cuda:ARCHS / --target"
-                    + " hip:ARCHS.");
         }
         return List.copyOf(targets);
     }

@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.stream.Collectors;
 import org.archpool.orchestrator.tool.OnceToolRunner;
@@ -51,6 +52,42 @@ public final class ArchResolver {
     public static ArchResolver standard(Map<String, String> environment, ToolRunner runner, Duration probeTimeout) {
         OnceToolRunner once = new OnceToolRunner(runner);
         return new ArchResolver(environment, ToolDetector.standard(once, probeTimeout), once, probeTimeout);
+    }
+
+    /**
+     * Resolves each request of {@code request}, in order. With {@code --platform all}
+     * ({@link TargetRequest#whicheverResolve()}), a platform whose architecture is neither given nor detected is left
+     * out, and only none resolving is an error, which names each platform's reason.
+     */
+    public List<Resolution> resolveAll(TargetRequest request) throws ArchSyntaxException, ArchResolutionException {
+        List<Resolution> resolved = new ArrayList<>();
+        List<String> unresolved = new ArrayList<>();
+        for (Request one : request.requests()) {
+            if (!request.whicheverResolve()) {
+                resolved.add(resolve(one));
+                continue;
+            }
+            try {
+                resolved.add(resolve(one));
+            } catch (ArchResolutionException e) {
+                unresolved.add(one.platform().name().toLowerCase(Locale.ROOT) + ": " + e.getMessage());
+            }
+        }
+        if (resolved.isEmpty()) {
+            throw new ArchResolutionException("--platform all found no platform to build for: no architecture is"
+                    + " given (HIPARCHS, CUDAARCHS) or detected for any of them.\n" + String.join("\n", unresolved)
+                    + "\nFix: set CUDAARCHS or HIPARCHS, or name each target with --target cuda:ARCHS / --target"
+                    + " hip:ARCHS.");
+        }
+        if (!unresolved.isEmpty()) {
+            // said once, with the first target: which platforms --platform all left out, and the first line of why
+            Resolution first = resolved.get(0);
+            List<String> warnings = new ArrayList<>(first.warnings());
+            unresolved.forEach(u -> warnings.add("--platform all leaves out " + u.lines().findFirst().orElse(u)));
+            resolved.set(0, new Resolution(first.platform(), first.archs(), first.source(), first.detail(),
+                    first.devices(), first.visibility(), warnings, first.probes()));
+        }
+        return List.copyOf(resolved);
     }
 
     public Resolution resolve(Request request) throws ArchSyntaxException, ArchResolutionException {

@@ -48,18 +48,8 @@ public final class ArchOptions {
         return ArchResolver.standard(env, new ProcessToolRunner(env, context.clock()), probeTimeout);
     }
 
-    /** The one target that {@code archpool arch} resolves. */
-    ArchResolver.Request request() throws UsageException {
-        if (targets != null || platform == PlatformChoice.ALL) {
-            throw new UsageException("archpool arch resolves one target: give --platform hip|cuda|auto and --arch"
-                    + " instead of " + (targets != null ? "--target" : "--platform all")
-                    + ", once per platform you want to see");
-        }
-        return new ArchResolver.Request(platform, arch, fallbackArch);
-    }
-
     /**
-     * What a build or a service is asked to build for: the {@code --platform}/{@code --arch} target, one per
+     * What a build, a service or {@code archpool arch} is asked to build for: the {@code --platform}/{@code --arch} target, one per
      * {@code --target}, or every platform that resolves ({@code --platform all}).
      *
      * @throws UsageException for a malformed {@code --target}, a platform given twice, or flags that contradict

@@ -159,4 +159,18 @@ class MainTest {
                 .contains("\"platforms\": [\"cuda\"]");
         assertNoStackTrace();
     }
+
+    @Test
+    void archPrintsEachTargetOfARunOfSeveral() {
+        assertThat(run(Map.of("CUDAARCHS", "90", "PATH", dir.resolve("empty-bin").toString()), "arch", "--platform",
+                "all")).as(err()).isZero();
+        String text = out.toString(StandardCharsets.UTF_8);
+        assertThat(text).contains("platform: cuda").contains("archs:    90")
+                .contains("warning:  --platform all leaves out hip: ").doesNotContain("platform: hip");
+        out.reset();
+        assertThat(run("arch", "--target", "cuda:80,90", "--target", "hip:gfx942", "--json")).as(err()).isZero();
+        String json = out.toString(StandardCharsets.UTF_8).strip();
+        assertThat(json).startsWith("[").endsWith("]").contains("\"detail\" : \"--target cuda:80,90\"")
+                .contains("\"platform\" : \"hip\"");
+    }
 }
