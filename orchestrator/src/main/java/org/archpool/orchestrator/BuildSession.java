@@ -216,7 +216,8 @@ public final class BuildSession {
 
     private int run(Instant started, Manifest manifest, Path logDir, Path reportFile, DiskCache cacheFolder,
                     ConsoleOutput stdout, ConsoleOutput stderr)
-            throws ArchSyntaxException, ArchResolutionException, IOException, ManifestException {
+            throws ArchSyntaxException, ArchResolutionException, IOException, ManifestException,
+            OutputPathException {
 
         BuildMetrics metrics = new BuildMetrics(registry);
         int workers = Math.min(settings.jobs(), manifest.jobs().size());
@@ -261,10 +262,11 @@ public final class BuildSession {
      * Which (job, target) pairs the build runs, before any runs; with several targets, the log folder gets a folder
      * per platform.
      *
-     * @throws ManifestException when a command job leaves its platform open in a run with several targets
+     * @throws ManifestException   when a command job leaves its platform open in a run with several targets
+     * @throws OutputPathException when a platform's log folder cannot be made (exit 2, nothing has run)
      */
     private static List<JobTargets.Assignment> plan(Manifest manifest, List<ResolvedTarget> targets, Path logDir)
-            throws ManifestException, IOException {
+            throws ManifestException, OutputPathException {
         List<JobTargets.Assignment> plan;
         try {
             plan = JobTargets.assign(manifest.jobs(), manifest::scope,
@@ -276,7 +278,14 @@ public final class BuildSession {
         }
         if (targets.size() > 1) {
             for (ResolvedTarget t : targets) {
-                Files.createDirectories(logDir.resolve(t.resolution().platform().wireName()));
+                Path folder = logDir.resolve(t.resolution().platform().wireName());
+                try {
+                    Files.createDirectories(folder);
+                } catch (IOException e) {
+                    throw new OutputPathException("cannot make " + folder + " (" + e.getMessage() + "), where the"
+                            + " logs of the " + t.resolution().platform().wireName() + " target's jobs go in a run of"
+                            + " several targets: remove what is there, or choose another --log-dir");
+                }
             }
         }
         return plan;

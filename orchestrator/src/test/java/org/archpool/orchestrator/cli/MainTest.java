@@ -173,4 +173,18 @@ class MainTest {
         assertThat(json).startsWith("[").endsWith("]").contains("\"detail\" : \"--target cuda:80,90\"")
                 .contains("\"platform\" : \"hip\"");
     }
+
+    @Test
+    void aFileWhereAPlatformsLogFolderGoesStopsARunOfSeveralTargetsBeforeAnyJob() throws Exception {
+        Files.writeString(manifest, "{\"version\":1,\"jobs\":[{\"id\":\"a\",\"kind\":\"command\","
+                + "\"platforms\":[\"cuda\"],\"argv\":[\"touch\",\"ran\"]}]}");
+        Path logs = Files.createDirectories(dir.resolve("logs"));
+        Files.writeString(logs.resolve("hip"), "not a folder");
+        assertThat(run(Map.of("PATH", System.getenv("PATH")), "build", manifest.toString(), "--mode", "thread",
+                "--target", "cuda:90", "--target", "hip:gfx942", "--no-toolchain-check", "--log-dir",
+                logs.toString())).as(err()).isEqualTo(2);
+        assertThat(err()).contains("cannot make " + logs.resolve("hip")).contains("choose another --log-dir");
+        assertThat(dir.resolve("ran")).doesNotExist();
+        assertNoStackTrace();
+    }
 }
