@@ -4,6 +4,7 @@ import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import java.util.ArrayList;
 import java.util.List;
 import org.archpool.orchestrator.cache.CacheLookup;
 import org.archpool.orchestrator.cache.CacheResult;
@@ -113,7 +114,7 @@ public record JobOutcome(
 
     /** This outcome saying whether the job's build tree was seeded, with {@code warning} added when not null. */
     public JobOutcome withConfigureSeeded(boolean seeded, String warning) {
-        List<String> all = new java.util.ArrayList<>(warnings);
+        List<String> all = new ArrayList<>(warnings);
         if (warning != null) {
             all.add(warning);
         }

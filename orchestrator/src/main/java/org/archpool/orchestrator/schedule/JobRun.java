@@ -1,6 +1,5 @@
 package org.archpool.orchestrator.schedule;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.LinkedHashMap;
@@ -119,7 +118,7 @@ final class JobRun {
             return send(slot, unit, concrete, timeoutMs, attempts, queueWait, dispatchedAt, onStart);
         }
         Path buildDir = Path.of(((CmakeJob) concrete.job()).buildDir());
-        boolean fresh = !Files.exists(buildDir.resolve("CMakeCache.txt"));
+        boolean fresh = ConfigureSeeds.isFresh(buildDir);
         boolean seeded = fresh && seeds.plant(key.get(), buildDir);
         JobOutcome built = send(slot, unit, concrete, timeoutMs, attempts, queueWait, dispatchedAt, onStart);
         if (seeded && built.outcome() == Outcome.FAILED && !ran(built, Phase.BUILD) && ran(built, Phase.CONFIGURE)

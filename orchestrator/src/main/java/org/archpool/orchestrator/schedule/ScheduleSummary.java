@@ -1,5 +1,7 @@
 package org.archpool.orchestrator.schedule;
 
+import java.util.Locale;
+
 /**
  * How well a session's jobs filled its slots, as the report's {@code schedule} gives it.
  *
@@ -27,7 +29,7 @@ public record ScheduleSummary(String order, int slots, int jobs, long jobTimeMs,
 
     /** {@code schedule: longest-first, 2 slots; parallelism 1.93 (38.2 s of jobs in 19.8 s; ideal 19.1 s)}. */
     public String line() {
-        return String.format(java.util.Locale.ROOT,
+        return String.format(Locale.ROOT,
                 "schedule: %s, %d slot%s; parallelism %.2f (%.1f s of jobs in %.1f s; ideal %.1f s)", order, slots,
                 slots == 1 ? "" : "s", parallelism, jobTimeMs / 1000.0, wallMs / 1000.0, idealMakespanMs / 1000.0);
     }

@@ -39,6 +39,11 @@ public final class ConfigureSeeds implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ConfigureSeeds.class);
 
     static final String CACHE_FILE = "CMakeCache.txt";
+
+    /** Whether {@code buildDir} is a fresh build tree: it holds no {@code CMakeCache.txt}, so a seed may go in. */
+    public static boolean isFresh(Path buildDir) {
+        return !Files.exists(buildDir.resolve(CACHE_FILE));
+    }
     static final String TOOLS_FILE = "tools";
     private static final String HEADER = "# Toolchain entries seeded by archpool from an earlier configure with the"
             + " same toolchain; CMake adds the project's own below.";
