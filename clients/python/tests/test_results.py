@@ -47,3 +47,48 @@ def test_they_take_part_in_equality() -> None:
     seeded = archpool.JobResult.from_message(built_message(configureSeeded=True))
     assert seeded == archpool.JobResult.from_message(built_message(configureSeeded=True))
     assert seeded != archpool.JobResult.from_message(built_message(configureSeeded=False))
+
+
+def test_the_target_a_job_was_built_for_is_read_from_the_job() -> None:
+    result = archpool.JobResult.from_message(built_message(target={"platform": "cuda", "archs": ["90"]}))
+
+    assert result.target == archpool.JobTarget("cuda", ("90",)) and result.target.archs == ("90",)
+    assert result.succeeded and not result.skipped
+    assert archpool.JobResult.from_message(built_message()).target is None  # a serve too old to say
+
+
+def test_a_skipped_job_is_neither_succeeded_nor_a_failure() -> None:
+    result = archpool.JobResult.from_message(built_message(
+        outcome="skipped", exitCode=None, worker=None, attempts=0, logPath=None, phases=[], artifacts=[], cache=None,
+        cacheKey=None, message="skipped: it supports 90a, the run builds 80;90",
+        target={"platform": "cuda", "archs": ["80", "90"]}))
+
+    assert result.skipped and not result.succeeded and result.outcome == "skipped"
+    assert result.message.startswith("skipped: ") and "90a" in result.message
+    assert result.target == archpool.JobTarget("cuda", ("80", "90"))
+    assert (result.worker, result.attempts, result.log_path, result.artifacts) == (None, 0, None, ())
+    for outcome in ("failed", "timed_out", "crashed", "cancelled", "deferred"):
+        other = archpool.JobResult.from_message(built_message(outcome=outcome))
+        assert not other.skipped and not other.succeeded
+
+
+HELLO = {"type": "hello", "service": 1, "archpoolVersion": "0.1.0", "pid": 7,
+         "target": {"platform": "cuda", "archs": ["80", "90"], "source": "flag", "detail": "--target cuda:80,90"},
+         "pool": {"mode": "process", "launcher": "local", "workers": 2}}
+
+
+def test_the_hellos_targets_are_read_and_the_first_is_the_target() -> None:
+    hip = {"platform": "hip", "archs": ["gfx942"], "source": "flag", "detail": "--target hip:gfx942"}
+    info = archpool.ServeInfo.from_message(dict(HELLO, targets=[HELLO["target"], hip]))
+
+    assert info.target == archpool.Target("cuda", ("80", "90"), "flag", "--target cuda:80,90")
+    assert info.targets == (info.target, archpool.Target("hip", ("gfx942",), "flag", "--target hip:gfx942"))
+
+
+def test_a_hello_without_targets_has_its_target_as_the_only_one() -> None:
+    info = archpool.ServeInfo.from_message(HELLO)
+
+    assert info.targets == (info.target,)
+    made = archpool.ServeInfo(service=1, archpool_version="0", pid=None, target=info.target, mode=None,
+                              launcher=None, workers=None, log_dir=None, report=None, raw={})
+    assert made.targets == (info.target,)
