@@ -81,7 +81,7 @@ def _repeated(flag: str) -> Callable[[str, Any], List[str]]:
 
 
 def _repeated_value(flag: str) -> Callable[[str, Any], List[str]]:
-    """A list of strings, each its own ``FLAG VALUE`` (``targets=["cuda:80,90", "hip:gfx942"]`` is
+    """A list of strings, each its own ``FLAG VALUE`` (``gpu_targets=["cuda:80,90", "hip:gfx942"]`` is
     ``--target cuda:80,90 --target hip:gfx942``)."""
     def render(name: str, value: Any) -> List[str]:
         if isinstance(value, (str, bytes)) or not isinstance(value, Sequence) \
@@ -106,7 +106,7 @@ OPTIONS: Dict[str, Callable[[str, Any], List[str]]] = {
     "heartbeat_timeout": _duration("--heartbeat-timeout"),
     "worker_start_timeout": _duration("--worker-start-timeout"),
     "order": _text("--order"),
-    "targets": _repeated_value("--target"),
+    "gpu_targets": _repeated_value("--target"),
     "no_configure_seed": _switch("--no-configure-seed"),
     "launcher": _text("--launcher"),
     "partition": _text("--partition"),
@@ -146,8 +146,8 @@ def serve_flags(jobs: Optional[int], platform: Optional[str], arch: Union[None, 
     command: List[str] = []
     if jobs is not None:
         command += _number("-j")("jobs", jobs)
-    # Pool's default platform "auto" is no choice of the caller's: targets name their platforms themselves
-    if platform is not None and not (platform == "auto" and options.get("targets") is not None):
+    # Pool's default platform "auto" is no choice of the caller's: gpu_targets name their platforms themselves
+    if platform is not None and not (platform == "auto" and options.get("gpu_targets") is not None):
         command += _text("--platform")("platform", platform)
     if arch is not None:
         command += _arch_list("--arch")("arch", arch)

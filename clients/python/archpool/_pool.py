@@ -28,7 +28,7 @@ class Pool:
     ``-``: ``verify="strict"``, ``timeout="10m"`` (or seconds, or a timedelta), ``retries=1``, ``mode="process"``,
     ``log_dir=...``, ``fallback_arch=...``, ``quiet=True``, ``srun_arg=[...]``, ``cache=...`` (the build cache's
     folder), ``no_cache=True``, ``remote_cache="https://..."``, ``order="fifo"`` (the queue's order; default
-    ``"longest-first"``), ``no_configure_seed=True``, ``targets=["cuda:80,90", "hip:gfx942"]`` (one ``--target`` each,
+    ``"longest-first"``), ``no_configure_seed=True``, ``gpu_targets=["cuda:80,90", "hip:gfx942"]`` (one ``--target`` each,
     instead of ``platform`` and ``arch``: several targets, and then every submit names its platform in
     ``platforms=``)… ``stderr`` is where ``serve``'s
     progress and diagnostics go: None (forwarded to ``sys.stderr``), a file path, or an object with ``write``.
@@ -57,15 +57,15 @@ class Pool:
     @property
     def target(self) -> Target:
         """The platform and architectures jobs are built for, and where they came from; with several targets, the
-        first (:attr:`targets`)."""
+        first (:attr:`gpu_targets`)."""
         return self._connection.info.target
 
     @property
-    def targets(self) -> Tuple[Target, ...]:
+    def gpu_targets(self) -> Tuple[Target, ...]:
         """Every target of ``serve``, one per platform, :attr:`target` first: ``(target,)`` unless the pool was
-        started with several (``targets=["cuda:80,90", "hip:gfx942"]``). With several, each submit names one
+        started with several (``gpu_targets=["cuda:80,90", "hip:gfx942"]``). With several, each submit names one
         platform (``platforms=["cuda"]``), else ``serve`` refuses it (``invalid-job``)."""
-        return self._connection.info.targets
+        return self._connection.info.gpu_targets
 
     @property
     def info(self) -> ServeInfo:
@@ -121,7 +121,7 @@ class Pool:
         ``inputs`` are globs of the files the job reads (relative to ``cwd``, or absolute): with them the build
         cache can restore the job's artifacts instead of running it again; without them (None) it is never cached.
 
-        ``platforms`` (``["cuda"]``) limits the job to those platforms; a pool of several :attr:`targets` needs it,
+        ``platforms`` (``["cuda"]``) limits the job to those platforms; a pool of several :attr:`gpu_targets` needs it,
         naming exactly one. ``archs`` are the architectures the job supports (``["90a"]``, ``[">=80", "gfx942"]``:
         CUDA exact or ranges ``>=N``, ``>N``, ``<=N``, ``<N``; HIP target ids): it is built for the target's
         architectures among them (its result's ``target``), and when there are none it is not built: its result is
@@ -154,7 +154,7 @@ class Pool:
 
     def __repr__(self) -> str:
         info = self._connection.info
-        targets = ", ".join(f"{t.platform} {';'.join(t.archs)}" for t in info.targets)
+        targets = ", ".join(f"{t.platform} {';'.join(t.archs)}" for t in info.gpu_targets)
         return (f"<archpool.Pool {targets}, {info.workers} workers,"
                 f" pid {info.pid}, {self._connection.pending()} pending>")
 

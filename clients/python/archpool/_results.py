@@ -203,7 +203,7 @@ class Target:
 class ServeInfo:
     """The ``hello`` of ``archpool serve``: who answers, for what targets, with which pool.
 
-    ``targets`` are the service's targets, one per platform (``targets=["cuda:80,90", "hip:gfx942"]``); ``target``
+    ``gpu_targets`` are the service's GPU targets, one per platform (``gpu_targets=["cuda:80,90", "hip:gfx942"]``); ``target``
     is the first of them (the only one, usually)."""
 
     service: int
@@ -222,22 +222,22 @@ class ServeInfo:
     device_isolation: Optional[str] = None
     #: Every target of ``serve``, one per platform, ``target`` first; ``(target,)`` from a ``serve`` too old to
     #: have several.
-    targets: Tuple[Target, ...] = ()
+    gpu_targets: Tuple[Target, ...] = ()
 
     def __post_init__(self) -> None:
-        if not self.targets:
-            object.__setattr__(self, "targets", (self.target,))
+        if not self.gpu_targets:
+            object.__setattr__(self, "gpu_targets", (self.target,))
 
     @classmethod
     def from_message(cls, message: Mapping[str, Any]) -> "ServeInfo":
         pool = message.get("pool", {})
         target = Target.from_json(message["target"])
-        targets = tuple(Target.from_json(t) for t in message.get("targets") or ()) or (target,)
+        gpu_targets = tuple(Target.from_json(t) for t in message.get("gpuTargets") or ()) or (target,)
         return cls(service=message["service"], archpool_version=message.get("archpoolVersion", ""),
                    pid=message.get("pid"), target=target, mode=pool.get("mode"),
                    launcher=pool.get("launcher"), workers=pool.get("workers"), log_dir=message.get("logDir"),
                    report=message.get("report"), raw=dict(message), device_isolation=pool.get("deviceIsolation"),
-                   targets=targets)
+                   gpu_targets=gpu_targets)
 
 
 @dataclass(frozen=True)

@@ -62,7 +62,7 @@ def test_every_flag_of_serve_is_an_option(archpool_home: Path) -> None:
     # given as Pool's own arguments, chosen by the client (--stdio, --socket) or not an option of a session
     apart = {"jobs", "platform", "arch", "stdio", "socket", "stop", "help", "version", "quiet",
              "verbose"}
-    plural = {"target": "targets"}  # a repeated flag whose option is a list
+    plural = {"target": "gpu_targets"}  # a repeated flag whose option is a list
     missing = sorted(flag for flag in served - apart if plural.get(flag, flag.replace("-", "_")) not in OPTIONS)
     assert missing == [], f"serve flags with no Pool option: {missing}"
     assert flags(isolate_devices="on") == ["--isolate-devices", "on"]
@@ -119,24 +119,24 @@ def test_schedule_values_of_the_wrong_type_are_a_type_error(options: dict, wrong
 
 
 def test_targets_are_one_target_flag_each() -> None:
-    assert flags(targets=["cuda:80,90", "hip:gfx942"]) == ["--target", "cuda:80,90", "--target", "hip:gfx942"]
-    assert flags(targets=("cuda:90a",)) == ["--target", "cuda:90a"]
-    assert flags(targets=None) == [] and flags(targets=[]) == []
+    assert flags(gpu_targets=["cuda:80,90", "hip:gfx942"]) == ["--target", "cuda:80,90", "--target", "hip:gfx942"]
+    assert flags(gpu_targets=("cuda:90a",)) == ["--target", "cuda:90a"]
+    assert flags(gpu_targets=None) == [] and flags(gpu_targets=[]) == []
 
 
 def test_with_targets_the_default_platform_is_left_out_and_a_chosen_one_kept() -> None:
     """Pool's platform="auto" is a default, not a choice; --platform or --arch with --target is serve's error."""
-    assert serve_flags(2, "auto", None, {"targets": ["cuda:80,90"]}) == ["-j", "2", "--target", "cuda:80,90"]
-    assert serve_flags(None, "cuda", "90", {"targets": ["cuda:80"]}) == [
+    assert serve_flags(2, "auto", None, {"gpu_targets": ["cuda:80,90"]}) == ["-j", "2", "--target", "cuda:80,90"]
+    assert serve_flags(None, "cuda", "90", {"gpu_targets": ["cuda:80"]}) == [
         "--platform", "cuda", "--arch", "90", "--target", "cuda:80"]
     assert serve_flags(None, "auto", None, {"order": "fifo"}) == ["--platform", "auto", "--order", "fifo"]
 
 
 @pytest.mark.parametrize("value, wrong", [
-    ("cuda:90", r"targets must be a list of strings .*, not one str \(write targets=\['cuda:90'\]\)"),
-    (["cuda:90", 3], r"targets must be a list of strings .*, not list"),
-    (7, r"targets must be a list of strings .*, not int"),
+    ("cuda:90", r"gpu_targets must be a list of strings .*, not one str \(write gpu_targets=\['cuda:90'\]\)"),
+    (["cuda:90", 3], r"gpu_targets must be a list of strings .*, not list"),
+    (7, r"gpu_targets must be a list of strings .*, not int"),
 ])
 def test_targets_of_the_wrong_type_are_a_type_error(value: object, wrong: str) -> None:
     with pytest.raises(TypeError, match=wrong):
-        flags(targets=value)
+        flags(gpu_targets=value)

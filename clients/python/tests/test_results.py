@@ -79,16 +79,16 @@ HELLO = {"type": "hello", "service": 1, "archpoolVersion": "0.1.0", "pid": 7,
 
 def test_the_hellos_targets_are_read_and_the_first_is_the_target() -> None:
     hip = {"platform": "hip", "archs": ["gfx942"], "source": "flag", "detail": "--target hip:gfx942"}
-    info = archpool.ServeInfo.from_message(dict(HELLO, targets=[HELLO["target"], hip]))
+    info = archpool.ServeInfo.from_message(dict(HELLO, gpuTargets=[HELLO["target"], hip]))
 
     assert info.target == archpool.Target("cuda", ("80", "90"), "flag", "--target cuda:80,90")
-    assert info.targets == (info.target, archpool.Target("hip", ("gfx942",), "flag", "--target hip:gfx942"))
+    assert info.gpu_targets == (info.target, archpool.Target("hip", ("gfx942",), "flag", "--target hip:gfx942"))
 
 
 def test_a_hello_without_targets_has_its_target_as_the_only_one() -> None:
     info = archpool.ServeInfo.from_message(HELLO)
 
-    assert info.targets == (info.target,)
+    assert info.gpu_targets == (info.target,)
     made = archpool.ServeInfo(service=1, archpool_version="0", pid=None, target=info.target, mode=None,
                               launcher=None, workers=None, log_dir=None, report=None, raw={})
-    assert made.targets == (info.target,)
+    assert made.gpu_targets == (info.target,)

@@ -1,5 +1,5 @@
 """Several targets, and jobs that support some architectures (``platforms=``, ``archs=``): the job fields the
-builders send, what a future does with a ``skipped`` result, and one pool of a real serve with ``targets=``.
+builders send, what a future does with a ``skipped`` result, and one pool of a real serve with ``gpu_targets=``.
 
 All but the last test need no serve: the future tests run a real :class:`Connection` over an in-process transport
 that answers each submit with the lines a real serve sent (a stand-in of the wire, not of the client)."""
@@ -20,7 +20,7 @@ from archpool._transport import Transport
 
 HELLO = {"type": "hello", "service": 1, "archpoolVersion": "0.1.0", "pid": 4242,
          "target": {"platform": "cuda", "archs": ["80", "90"], "source": "flag", "detail": "--target cuda:80,90"},
-         "targets": [{"platform": "cuda", "archs": ["80", "90"], "source": "flag", "detail": "--target cuda:80,90"}],
+         "gpuTargets": [{"platform": "cuda", "archs": ["80", "90"], "source": "flag", "detail": "--target cuda:80,90"}],
          "pool": {"mode": "process", "launcher": "local", "workers": 1, "deviceIsolation": "namespace"},
          "logDir": "/l", "report": "/l/report.json"}
 
@@ -200,13 +200,13 @@ def test_an_outcome_this_client_does_not_know_is_not_succeeded_and_raises() -> N
 
 
 def test_the_pool_says_its_targets() -> None:
-    hello = dict(HELLO, targets=[HELLO["target"], {"platform": "hip", "archs": ["gfx942"], "source": "flag",
+    hello = dict(HELLO, gpuTargets=[HELLO["target"], {"platform": "hip", "archs": ["gfx942"], "source": "flag",
                                                    "detail": "--target hip:gfx942"}])
     pool, _ = scripted_pool(by_archs, hello)
     with pool:
         assert pool.target == archpool.Target("cuda", ("80", "90"), "flag", "--target cuda:80,90")
-        assert pool.targets == (pool.target, archpool.Target("hip", ("gfx942",), "flag", "--target hip:gfx942"))
-        assert pool.info.targets == pool.targets
+        assert pool.gpu_targets == (pool.target, archpool.Target("hip", ("gfx942",), "flag", "--target hip:gfx942"))
+        assert pool.info.gpu_targets == pool.gpu_targets
         assert "cuda 80;90, hip gfx942" in repr(pool)
 
 
@@ -216,9 +216,9 @@ def test_the_pool_says_its_targets() -> None:
 def test_a_pool_of_targets_skips_a_job_it_has_no_arch_for_and_narrows_another(toolchain: None,
                                                                                 tmp_path: Path) -> None:
     (tmp_path / "k.cu").write_text("__global__ void k(float *x) { x[threadIdx.x] *= 2.0f; }\n")
-    with archpool.Pool(jobs=1, targets=["cuda:80,90"], quiet=True, log_dir=str(tmp_path / "logs"),
+    with archpool.Pool(jobs=1, gpu_targets=["cuda:80,90"], quiet=True, log_dir=str(tmp_path / "logs"),
                        stderr=str(tmp_path / "serve.stderr")) as pool:
-        assert pool.targets == (pool.target,) and pool.target.archs == ("80", "90")
+        assert pool.gpu_targets == (pool.target,) and pool.target.archs == ("80", "90")
         assert pool.target.platform == "cuda" and pool.target.detail == "--target cuda:80,90"
         only_90a = pool.submit_command(["true"], cwd=str(tmp_path), archs=["90a"], id="only90a")
         from_90 = pool.submit_command(["nvcc", "-fatbin", "{offload-arch-flags}", "-o", "k.fatbin", "k.cu"],

@@ -68,11 +68,11 @@ class ProbeSpyIT {
         assertThat(calls).allMatch(l -> l.endsWith("| coordinator"));
 
         JsonNode r = Archpool.json(report);
-        assertThat(r.path("targets").path(0).path("platform").asText()).isEqualTo("cuda");
-        assertThat(r.path("targets").path(0).path("archs").toString()).isEqualTo("[\"90\"]");
-        assertThat(r.path("targets").path(0).path("source").asText()).isEqualTo("detected:nvidia-smi");
-        assertThat(r.path("targets").path(0).path("devices").get(0).path("name").asText()).isEqualTo("NVIDIA H200");
-        assertThat(r.path("targets").path(0).path("probes").findValuesAsText("status"))
+        assertThat(r.path("gpuTargets").path(0).path("platform").asText()).isEqualTo("cuda");
+        assertThat(r.path("gpuTargets").path(0).path("archs").toString()).isEqualTo("[\"90\"]");
+        assertThat(r.path("gpuTargets").path(0).path("source").asText()).isEqualTo("detected:nvidia-smi");
+        assertThat(r.path("gpuTargets").path(0).path("devices").get(0).path("name").asText()).isEqualTo("NVIDIA H200");
+        assertThat(r.path("gpuTargets").path(0).path("probes").findValuesAsText("status"))
                 .containsExactly("failed", "failed", "detected");
         assertThat(r.path("jobs").findValuesAsText("outcome")).containsOnly("succeeded").hasSize(5);
         assertThat(r.path("jobs").get(0).path("artifacts").toString()).contains("sm_90");

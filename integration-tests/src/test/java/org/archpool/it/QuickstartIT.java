@@ -40,8 +40,8 @@ class QuickstartIT {
         assertThat(run.stdout()).contains("6 of 6 jobs succeeded").contains("target: cuda 90");
         JsonNode r = Archpool.json(report);
         assertThat(r.path("schemaVersion").asInt()).isEqualTo(2);
-        assertThat(r.path("targets").path(0).path("source").asText()).isEqualTo("flag");
-        assertThat(r.path("targets").path(0).path("archs").toString()).isEqualTo("[\"90\"]");
+        assertThat(r.path("gpuTargets").path(0).path("source").asText()).isEqualTo("flag");
+        assertThat(r.path("gpuTargets").path(0).path("archs").toString()).isEqualTo("[\"90\"]");
         assertThat(r.path("pool").path("mode").asText()).isEqualTo(mode);
         assertThat(r.path("pool").path("workers").asInt()).isEqualTo(2);
         JsonNode jobs = r.path("jobs");

@@ -113,7 +113,7 @@ class ReportSchemaIT {
         assertThat(killer.path("outcome").asText()).isEqualTo("crashed");
         assertThat(killer.path("attemptFailures")).hasSize(2);
         assertThat(r.path("pool").path("workerEvents").findValuesAsText("event")).contains("started", "died");
-        assertThat(r.path("targets").path(0).path("toolchainCheck").path("compiler").asText()).isEqualTo("nvcc");
+        assertThat(r.path("gpuTargets").path(0).path("toolchainCheck").path("compiler").asText()).isEqualTo("nvcc");
     }
 
     /** Without -k, jobs after a failure are cancelled before they start: no worker, no log, no attempts. */
@@ -192,9 +192,9 @@ class ReportSchemaIT {
 
         assertThat(run.exitCode()).as(run.toString()).isZero();
         JsonNode r = ReportSchema.assertValid(report);
-        assertThat(r.path("targets").path(0).path("source").asText()).isEqualTo("detected:nvidia-smi");
-        assertThat(r.path("targets").path(0).path("devices")).isNotEmpty();
-        assertThat(r.path("targets").path(0).has("toolchainCheck")).isFalse();
+        assertThat(r.path("gpuTargets").path(0).path("source").asText()).isEqualTo("detected:nvidia-smi");
+        assertThat(r.path("gpuTargets").path(0).path("devices")).isNotEmpty();
+        assertThat(r.path("gpuTargets").path(0).has("toolchainCheck")).isFalse();
         assertThat(r.path("pool").path("workerEvents").findValues("pid")).isEmpty();
 
         Map<String, Archpool> arches = new LinkedHashMap<>();
@@ -249,7 +249,7 @@ class ReportSchemaIT {
         assertThat(wrong.path("outcome").asText()).isEqualTo("failed");
         assertThat(wrong.path("exitCode").asInt()).as("hipcc itself succeeded; the check failed the job").isZero();
         assertThat(wrong.path("artifacts").get(0).path("archs").toString()).isEqualTo("[\"gfx803\"]");
-        assertThat(r.path("targets").path(0).path("toolchainCheck").path("probes").get(0).path("command").toString())
+        assertThat(r.path("gpuTargets").path(0).path("toolchainCheck").path("probes").get(0).path("command").toString())
                 .contains("--offload-arch=gfx90a");
     }
 
@@ -264,8 +264,8 @@ class ReportSchemaIT {
         mutations.put("schemaVersion missing", r -> r.remove("schemaVersion"));
         mutations.put("schemaVersion 1", r -> r.put("schemaVersion", 1));
         mutations.put("jobs missing", r -> r.remove("jobs"));
-        mutations.put("targets missing", r -> r.remove("targets"));
-        mutations.put("targets empty", r -> r.set("targets", JSON.createArrayNode()));
+        mutations.put("gpuTargets missing", r -> r.remove("gpuTargets"));
+        mutations.put("gpuTargets empty", r -> r.set("gpuTargets", JSON.createArrayNode()));
         mutations.put("the version 1 resolution", r -> r.set("resolution", resolution(r)));
         mutations.put("a job without its target", r -> job0(r).remove("target"));
         mutations.put("a skipped job with a worker", r -> job0(r).put("outcome", "skipped").put("message", "skipped: x"));
@@ -334,7 +334,7 @@ class ReportSchemaIT {
     }
 
     private static ObjectNode resolution(ObjectNode report) {
-        return (ObjectNode) report.get("targets").get(0);
+        return (ObjectNode) report.get("gpuTargets").get(0);
     }
 
     private static ObjectNode job0(ObjectNode report) {

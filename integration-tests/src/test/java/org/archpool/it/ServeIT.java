@@ -142,9 +142,9 @@ class ServeIT {
                 "--no-toolchain-check", "-j", "1");
         ServeClient client = ServeClient.of(serve);
         JsonNode hello = client.next("hello");
-        assertThat(hello.path("targets").findValuesAsText("platform")).containsExactly("cuda", "hip");
+        assertThat(hello.path("gpuTargets").findValuesAsText("platform")).containsExactly("cuda", "hip");
         assertThat(hello.path("target").path("platform").asText()).isEqualTo("cuda");
-        assertThat(hello.path("targets").path(1).path("detail").asText()).isEqualTo("--target hip:gfx90a,gfx942");
+        assertThat(hello.path("gpuTargets").path(1).path("detail").asText()).isEqualTo("--target hip:gfx90a,gfx942");
 
         client.send(submit("open", dir, commandJob("k", "echo {archs}")));
         JsonNode refused = client.next("error");
@@ -175,7 +175,7 @@ class ServeIT {
         assertThat(serve.waitFor(30, TimeUnit.SECONDS)).isTrue();
         assertThat(serve.exitValue()).as(stderr()).isZero();
         JsonNode report = report(bye);
-        assertThat(report.path("targets").findValuesAsText("platform")).containsExactly("cuda", "hip");
+        assertThat(report.path("gpuTargets").findValuesAsText("platform")).containsExactly("cuda", "hip");
     }
 
     @Test

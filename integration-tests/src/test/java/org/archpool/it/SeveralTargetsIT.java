@@ -131,8 +131,8 @@ class SeveralTargetsIT {
         JsonNode report = Archpool.json(dir.resolve("report.json"));
         assertThat(ReportSchema.problems(report)).as(report.toPrettyString()).isEmpty();
         assertThat(report.path("schemaVersion").asInt()).isEqualTo(2);
-        assertThat(report.path("targets").findValuesAsText("platform")).containsExactly("cuda", "hip");
-        assertThat(report.path("targets").path(1).path("toolchainCheck").path("compiler").asText())
+        assertThat(report.path("gpuTargets").findValuesAsText("platform")).containsExactly("cuda", "hip");
+        assertThat(report.path("gpuTargets").path(1).path("toolchainCheck").path("compiler").asText())
                 .isEqualTo(clang.toString());
         Map<String, JsonNode> jobs = byName(report);
         assertThat(jobs.keySet()).containsExactly("kernels[cuda]", "kernels[hip]", "fp8[cuda]", "ampere[cuda]",

@@ -19,7 +19,7 @@ import org.archpool.protocol.Platform;
  * The JSON report of one build (schema version 2): what was targeted and why, the pool, and one entry per job and
  * target, in manifest order and, per job, in target order.
  *
- * @param targets  each target of the run: how its architectures were resolved, and what the compiler said of them
+ * @param gpuTargets each GPU target of the run: how its architectures were resolved, and what the compiler said of them
  * @param outcomes how many jobs ended with each outcome
  * @param cache    what the build cache did (absent with {@code --no-cache})
  */
@@ -31,7 +31,7 @@ public record BuildReport(
         String startedAt,
         long durationMs,
         int exitCode,
-        List<TargetEntry> targets,
+        List<TargetEntry> gpuTargets,
         Pool pool,
         Map<String, Integer> outcomes,
         CacheSummary cache,
@@ -39,13 +39,13 @@ public record BuildReport(
         List<JobOutcome> jobs) {
 
     /**
-     * 2: {@code resolution} and {@code toolchainCheck} became {@code targets}, one entry per target; every job
+     * 2: {@code resolution} and {@code toolchainCheck} became {@code gpuTargets}, one entry per target; every job
      * entry has its {@code target}; {@code skipped} is an outcome.
      */
     public static final int SCHEMA_VERSION = 2;
 
     public BuildReport {
-        targets = targets == null ? List.of() : List.copyOf(targets);
+        gpuTargets = gpuTargets == null ? List.of() : List.copyOf(gpuTargets);
     }
 
     /** A report of a build of one target, without a cache. */
@@ -83,13 +83,13 @@ public record BuildReport(
     /** The first target's resolution, for outputs that name one target; null when there is none. */
     @JsonIgnore
     public Resolution resolution() {
-        return targets.isEmpty() ? null : targets.get(0).resolution();
+        return gpuTargets.isEmpty() ? null : gpuTargets.get(0).resolution();
     }
 
     /** The first target's toolchain check; null when there is none or it was skipped. */
     @JsonIgnore
     public ToolchainCheck.Result toolchainCheck() {
-        return targets.isEmpty() ? null : targets.get(0).toolchainCheck();
+        return gpuTargets.isEmpty() ? null : gpuTargets.get(0).toolchainCheck();
     }
 
     /** The pool's shape and its workers' starts and deaths. */

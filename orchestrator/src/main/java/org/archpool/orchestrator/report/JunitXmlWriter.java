@@ -100,7 +100,7 @@ public final class JunitXmlWriter {
         }
 
         xml.start("properties");
-        boolean several = report.targets().size() > 1;
+        boolean several = report.gpuTargets().size() > 1;
         if (!several && report.resolution() != null) {
             if (report.resolution().platform() != null) {
                 property(xml, "platform", report.resolution().platform().wireName());
@@ -110,7 +110,7 @@ public final class JunitXmlWriter {
         }
         if (several) {
             // one set per target, named by its platform
-            for (BuildReport.TargetEntry t : report.targets()) {
+            for (BuildReport.TargetEntry t : report.gpuTargets()) {
                 String platform = t.resolution().platform().wireName();
                 property(xml, "archs." + platform, String.join(";", t.resolution().archs()));
                 property(xml, "archs." + platform + ".source", t.resolution().source());

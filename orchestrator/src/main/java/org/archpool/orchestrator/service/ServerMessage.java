@@ -21,11 +21,11 @@ public sealed interface ServerMessage {
     int SERVICE_VERSION = 1;
 
     /**
-     * First on every connection: who answers, for which targets ({@code target} is the first of
-     * {@code targets}, one per platform), with which pool and where its files go.
+     * First on every connection: who answers, for which GPU targets ({@code target} is the first of
+     * {@code gpuTargets}, one per platform), with which pool and where its files go.
      */
     @JsonInclude(JsonInclude.Include.NON_NULL)
-    record Hello(int service, String archpoolVersion, long pid, Target target, List<Target> targets, Pool pool,
+    record Hello(int service, String archpoolVersion, long pid, Target target, List<Target> gpuTargets, Pool pool,
                  String logDir, String report) implements ServerMessage {
 
         /** A hello of a service of one target. */

@@ -69,8 +69,8 @@
   }
 
   var R = JSON.parse(document.getElementById('archpool-report').textContent);
-  /* schema 2 has targets; a schema 1 report had one resolution and its toolchain check */
-  var TARGETS = R.targets || (R.resolution ? [Object.assign({ toolchainCheck: R.toolchainCheck }, R.resolution)] : []);
+  /* schema 2 has gpuTargets; a schema 1 report had one resolution and its toolchain check */
+  var TARGETS = R.gpuTargets || (R.resolution ? [Object.assign({ toolchainCheck: R.toolchainCheck }, R.resolution)] : []);
   /* with several targets a job has an entry per target, named id[platform] */
   function jname(j) { return TARGETS.length > 1 && j.target ? j.id + '[' + j.target.platform + ']' : j.id; }
   var jobs = (R.jobs || []).map(function (j, i) {

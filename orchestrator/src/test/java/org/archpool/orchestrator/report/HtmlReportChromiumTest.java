@@ -137,7 +137,7 @@ class HtmlReportChromiumTest {
         BuildReport one = ReportTestData.report(jobs);
         Resolution hip = new Resolution(Platform.HIP, List.of("gfx942"), "flag", "--target hip:gfx942", List.of(),
                 null, List.of(), List.of());
-        List<BuildReport.TargetEntry> targets = new ArrayList<>(one.targets());
+        List<BuildReport.TargetEntry> targets = new ArrayList<>(one.gpuTargets());
         targets.add(new BuildReport.TargetEntry(hip, null));
         BuildReport report = new BuildReport(one.schemaVersion(), one.archpoolVersion(), one.manifest(),
                 one.startedAt(), one.durationMs(), 0, targets, one.pool(), one.outcomes(), null, null, one.jobs());

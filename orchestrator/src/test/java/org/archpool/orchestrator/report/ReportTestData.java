@@ -58,7 +58,7 @@ final class ReportTestData {
         r.put("startedAt", "2026-11-30T15:26:33.719133762Z");
         r.put("durationMs", 94_187);
         r.put("exitCode", jobs.stream().allMatch(j -> j.outcome().wireName().equals("succeeded")) ? 0 : 1);
-        ObjectNode resolution = r.putArray("targets").addObject();
+        ObjectNode resolution = r.putArray("gpuTargets").addObject();
         resolution.put("platform", "cuda");
         resolution.putArray("archs").add("80").add("90");
         resolution.put("source", "flag");
