@@ -8,11 +8,13 @@ import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import javax.xml.parsers.DocumentBuilderFactory;
@@ -68,17 +70,29 @@ class LargeOutputsIT {
 
     /**
      * 5,000 jobs with every output in a 24 MiB heap, in thread mode: the outputs built whole as trees and strings
-     * needed more than 28 MiB here and ended in an OutOfMemoryError's stack trace, exit 1.
+     * needed more than 28 MiB here and ended in an OutOfMemoryError's stack trace, exit 1. The cache folder's job
+     * durations are full (100,000 jobs, the most the file keeps): read into a map of strings and merged so when the
+     * history was saved, they ran out of the same heap (as a shared test cache filled up over runs).
      */
     @Test
     void everyOutputOfFiveThousandJobsIsStreamedThroughASmallHeap(@TempDir Path dir) throws Exception {
         prepare(dir, 5000, "true");
-        List<String> args = new ArrayList<>(build("--mode", "thread"));
+        Path cache = Files.createDirectories(dir.resolve("cache"));
+        Files.setPosixFilePermissions(cache, PosixFilePermissions.fromString("rwx------"));
+        StringBuilder durations = new StringBuilder("# archpool job durations 1\n");
+        Random random = new Random(42);
+        for (int i = 0; i < 100_000; i++) {
+            durations.append(String.format("%016x%016x%016x%016x\t%d%n", random.nextLong(), random.nextLong(),
+                    random.nextLong(), random.nextLong(), random.nextInt(100_000)));
+        }
+        Files.writeString(cache.resolve("durations"), durations);
+        List<String> args = new ArrayList<>(build("--mode", "thread", "--cache", cache.toString()));
         args.addAll(EVERY_OUTPUT);
         Archpool.Run run = new Archpool().in(dir).env("ARCHPOOL_JAVA_OPTS", "-Xmx24m").run(args.toArray(String[]::new));
         assertThat(run.exitCode()).as(run.toString()).isZero();
         assertThat(run.stderr()).doesNotContain("Exception", "OutOfMemoryError");
         assertReadable(dir, 5000);
+        assertThat(Files.readAllLines(cache.resolve("durations"))).as("the history, capped").hasSize(100_001);
     }
 
     @Test

@@ -177,4 +177,28 @@ class JobOrderTest {
         assertThat(read.expectedMs("x" + DurationHistory.MAX_ENTRIES, job, TARGET))
                 .isEqualTo((long) DurationHistory.MAX_ENTRIES);
     }
+
+    @Test
+    void aFullFileDropsItsOldestRecordsForANewSessionsAndReadsItsOwnBack() throws Exception {
+        Path file = dir.resolve("durations");
+        DurationHistory full = DurationHistory.load(file);
+        JobSpec job = sh("x", "true");
+        for (int i = 0; i < DurationHistory.MAX_ENTRIES; i++) {
+            full.record("x" + i, job, TARGET, i);
+        }
+        full.save();
+        DurationHistory next = DurationHistory.load(file);
+        assertThat(next.expectedMs("x77", job, TARGET)).isEqualTo(77L);
+        next.record("y", job, TARGET, 5);
+        next.record("x5", job, TARGET, 500); // recorded again: it moves to the newest end
+        next.save();
+        assertThat(java.nio.file.Files.readAllLines(file)).hasSize(DurationHistory.MAX_ENTRIES + 1);
+        DurationHistory read = DurationHistory.load(file);
+        assertThat(read.expectedMs("x0", job, TARGET)).as("the oldest goes").isNull();
+        assertThat(read.expectedMs("x1", job, TARGET)).isEqualTo(1L);
+        assertThat(read.expectedMs("x5", job, TARGET)).isEqualTo(500L);
+        assertThat(read.expectedMs("y", job, TARGET)).isEqualTo(5L);
+        assertThat(read.expectedMs("x" + (DurationHistory.MAX_ENTRIES - 1), job, TARGET))
+                .isEqualTo((long) DurationHistory.MAX_ENTRIES - 1);
+    }
 }
