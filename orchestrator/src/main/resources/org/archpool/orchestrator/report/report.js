@@ -199,9 +199,20 @@
     p.hidden = !text;
   }
 
-  function rows(order) {
+  /* with several targets and no sort asked for, the rows come grouped by target, each group under a heading row */
+  function rows(order, grouped) {
     var body = clear(document.querySelector('#jobs tbody'));
+    var group = null;
     order.slice(0, MAX_ROWS).forEach(function (x) {
+      var platform = x.j.target ? x.j.target.platform : '';
+      if (grouped && platform !== group) {
+        group = platform;
+        var t = TARGETS.filter(function (g) { return g.platform === platform; })[0];
+        var count = order.filter(function (y) { return (y.j.target ? y.j.target.platform : '') === platform; }).length;
+        append(body, h('tr', { 'class': 'group' }, h('th', { scope: 'rowgroup', colspan: String(COLS.length) },
+          (t ? t.platform.toUpperCase() + ' ' + (t.archs || []).join(', ') : 'no target') + ' \u2013 ' + count +
+          ' job' + (count === 1 ? '' : 's'))));
+      }
       append(body, h('tr', { 'data-index': String(x.i), 'class': oc(x.j.outcome) },
         COLS.map(function (col) { return cell(col, x); })));
     });
@@ -408,7 +419,18 @@
 
   summary();
   header();
-  if (!sortFromHash()) rows(jobs);
+  if (!sortFromHash()) {
+    if (TARGETS.length > 1) {
+      var rank = function (x) {
+        var p = x.j.target ? x.j.target.platform : '';
+        var k = TARGETS.map(function (t) { return t.platform; }).indexOf(p);
+        return k < 0 ? TARGETS.length : k;
+      };
+      rows(jobs.slice().sort(function (a, b) { return rank(a) - rank(b) || a.i - b.i; }), true);
+    } else {
+      rows(jobs);
+    }
+  }
   legend();
   timeline();
   problems();

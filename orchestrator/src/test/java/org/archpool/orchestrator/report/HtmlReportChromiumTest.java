@@ -149,6 +149,17 @@ class HtmlReportChromiumTest {
         dump.assertClean();
         assertThat(dump.dom).contains(">kernels[cuda]<", ">kernels[hip]<", "fp8[cuda]", "data-outcome=\"skipped\"",
                 "gfx942", "--target hip:gfx942", "skipped: it supports 90a");
+
+        // with no sort asked for, the table is grouped by target, each group under a heading row
+        Dump grouped = open(page, "");
+        grouped.assertClean();
+        assertThat(indices(grouped.dom, "<tr data-index=\"(\\d+)\"")).containsExactly(0, 2, 1);
+        int cudaHeading = grouped.dom.indexOf("CUDA 80, 90 \u2013 2 jobs");
+        int hipHeading = grouped.dom.indexOf("HIP gfx942 \u2013 1 job<");
+        assertThat(cudaHeading).as("the CUDA group heading").isPositive();
+        assertThat(hipHeading).as("the HIP group heading, after the CUDA rows").isGreaterThan(
+                grouped.dom.indexOf("<tr data-index=\"2\""));
+        assertThat(grouped.dom.indexOf("<tr data-index=\"2\"")).isGreaterThan(cudaHeading);
     }
 
     /** The checks above would see a script that breaks: this one makes sure they can. */
