@@ -270,9 +270,7 @@ public final class BuildSession {
         List<JobTargets.Assignment> plan;
         try {
             plan = JobTargets.assign(manifest.jobs(), manifest::scope,
-                    targets.stream().map(t -> t.resolution().target()).toList(),
-                    platform -> targets.stream().filter(t -> t.resolution().platform() == platform)
-                            .map(ResolvedTarget::builds).findFirst().orElse(List.of()));
+                    targets.stream().map(t -> t.resolution().target()).toList(), ResolvedTarget.builds(targets));
         } catch (ManifestException e) {
             throw new ManifestException("manifest " + manifest.file() + ": " + e.getMessage(), e);
         }

@@ -2,6 +2,7 @@ package org.archpool.orchestrator;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
 import org.archpool.orchestrator.arch.ArchResolutionException;
 import org.archpool.orchestrator.arch.ArchResolver;
 import org.archpool.orchestrator.arch.ArchSyntaxException;
@@ -10,6 +11,7 @@ import org.archpool.orchestrator.arch.TargetRequest;
 import org.archpool.orchestrator.arch.ToolchainCheck;
 import org.archpool.orchestrator.metrics.BuildMetrics;
 import org.archpool.orchestrator.report.ConsoleOutput;
+import org.archpool.protocol.Platform;
 
 /**
  * The target of a build or a service, resolved once: the resolution, what the compiler said of it (null when not
@@ -18,9 +20,9 @@ import org.archpool.orchestrator.report.ConsoleOutput;
 record ResolvedTarget(Resolution resolution, ToolchainCheck.Result checked, String line) {
 
     /**
-     * Resolves each target of {@code request} once ({@link ArchResolver#resolveAll}), in order, each checked as
-     * {@link #resolve} does: a platform that resolved but that its compiler cannot build is an error, also under
-     * {@code --platform all}.
+     * Resolves each target of {@code request} once ({@link ArchResolver#resolveAll}), in order, and, unless
+     * {@code toolchain} is null, asks the compiler whether it can build each: a platform that resolved but that its
+     * compiler cannot build is an error, also under {@code --platform all}. Warnings go to {@code stderr}.
      */
     static List<ResolvedTarget> resolveAll(ArchResolver resolver, ToolchainCheck toolchain, TargetRequest request,
                                            BuildMetrics metrics, ConsoleOutput stderr)
@@ -30,16 +32,6 @@ record ResolvedTarget(Resolution resolution, ToolchainCheck.Result checked, Stri
             targets.add(checked(resolution, toolchain, metrics, stderr));
         }
         return List.copyOf(targets);
-    }
-
-    /**
-     * Resolves the architecture once and, unless {@code toolchain} is null, asks the compiler whether it can build
-     * it; warnings go to {@code stderr}.
-     */
-    static ResolvedTarget resolve(ArchResolver resolver, ToolchainCheck toolchain, ArchResolver.Request request,
-                                  BuildMetrics metrics, ConsoleOutput stderr)
-            throws ArchSyntaxException, ArchResolutionException {
-        return checked(resolver.resolve(request), toolchain, metrics, stderr);
     }
 
     private static ResolvedTarget checked(Resolution resolution, ToolchainCheck toolchain, BuildMetrics metrics,
@@ -56,8 +48,12 @@ record ResolvedTarget(Resolution resolution, ToolchainCheck.Result checked, Stri
         return new ResolvedTarget(resolution, checked, line);
     }
 
-    /** For CUDA, the concrete architectures the compiler builds ({@code all} stands for them); else empty. */
-    List<String> builds() {
-        return checked == null ? List.of() : checked.builds();
+    /**
+     * For each platform of {@code targets}, the concrete architectures its compiler builds, which {@code all} stands
+     * for (CUDA, when the compiler was asked); else empty.
+     */
+    static Function<Platform, List<String>> builds(List<ResolvedTarget> targets) {
+        return platform -> targets.stream().filter(t -> t.resolution().platform() == platform && t.checked() != null)
+                .map(t -> t.checked().builds()).findFirst().orElse(List.of());
     }
 }

@@ -194,9 +194,7 @@ public final class ServeSession {
                              scheduling),
                      clock, SchedulerListener.all(logReporter, console, metrics))) {
             JobService service = new JobService(scheduler, pool, new ManifestReader(), clock, hello,
-                    targets.stream().map(t -> t.resolution().target()).toList(),
-                    platform -> targets.stream().filter(t -> t.resolution().platform() == platform)
-                            .map(ResolvedTarget::builds).findFirst().orElse(List.of()));
+                    targets.stream().map(t -> t.resolution().target()).toList(), ResolvedTarget.builds(targets));
             try (InterruptHook interrupt = new InterruptHook(scheduler, pool, stderr, "serve",
                     () -> service.shutdown(true, "serve was interrupted (SIGINT or SIGTERM)"))) {
                 OutputProgress progress = outputs.progress();

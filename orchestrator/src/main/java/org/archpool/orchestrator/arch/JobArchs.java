@@ -189,9 +189,7 @@ public final class JobArchs {
         if (targetArchs.isEmpty()) {
             throw new IllegalArgumentException("the run's target has no architecture");
         }
-        Optional<CudaAll> all = platform == Platform.CUDA && targetArchs.size() == 1 && targetArchs.get(0) != null
-                ? CudaGrammar.tryParse(targetArchs.get(0)).filter(CudaAll.class::isInstance).map(CudaAll.class::cast)
-                : Optional.empty();
+        Optional<CudaAll> all = platform == Platform.CUDA ? wholeSet(targetArchs) : Optional.empty();
         List<String> names;
         List<GpuArch> archs = new ArrayList<>();
         String described;
@@ -218,6 +216,20 @@ public final class JobArchs {
                 ? new Intersection(List.of(), "it supports " + String.join(" or ", entries) + ", the run builds "
                         + described)
                 : new Intersection(kept, null);
+    }
+
+    /**
+     * Whether a CUDA target is {@code all} or {@code all-major}, which {@link #intersect} expands from the
+     * architectures the installed nvcc builds, so that the caller must know them.
+     */
+    public static boolean isWholeSet(List<String> targetArchs) {
+        return wholeSet(targetArchs).isPresent();
+    }
+
+    private static Optional<CudaAll> wholeSet(List<String> targetArchs) {
+        return targetArchs.size() == 1 && targetArchs.get(0) != null
+                ? CudaGrammar.tryParse(targetArchs.get(0)).filter(CudaAll.class::isInstance).map(CudaAll.class::cast)
+                : Optional.empty();
     }
 
     /**

@@ -2,7 +2,7 @@ package org.archpool.orchestrator.cli;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.EnumMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.archpool.orchestrator.arch.ArchResolver;
@@ -74,7 +74,7 @@ public final class ArchOptions {
                     + " cannot be given with it; drop " + other + " (one --target per platform, e.g. --target"
                     + " cuda:80,90a --target hip:gfx942)");
         }
-        Map<Platform, ArchResolver.Request> byPlatform = new EnumMap<>(Platform.class);
+        Map<Platform, ArchResolver.Request> byPlatform = new LinkedHashMap<>(); // in the order given
         for (String target : targets) {
             int colon = target.indexOf(':');
             String name = colon < 0 ? target : target.substring(0, colon);
@@ -99,12 +99,6 @@ public final class ArchOptions {
             byPlatform.put(p, new ArchResolver.Request(PlatformChoice.of(p), archs.replace(',', ';'), null,
                     "--target " + target));
         }
-        List<ArchResolver.Request> requests = new ArrayList<>();
-        for (String target : targets) {
-            // in the order given
-            Platform p = Platform.fromWire(target.substring(0, target.indexOf(':')).strip());
-            requests.add(byPlatform.get(p));
-        }
-        return new TargetRequest(requests, false);
+        return new TargetRequest(new ArrayList<>(byPlatform.values()), false);
     }
 }

@@ -27,7 +27,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import org.archpool.orchestrator.arch.ArchSyntaxException;
-import org.archpool.orchestrator.arch.JobArchs;
 import org.archpool.protocol.BuildRequest;
 import org.archpool.protocol.CmakeJob;
 import org.archpool.protocol.CommandJob;
@@ -234,26 +233,12 @@ public final class ManifestReader {
                         + " out to build for every architecture of the run, or list those the job supports, such"
                         + " as [\"90a\"] or [\">=80\", \"gfx942\"]");
             }
-            JobScope partial = new JobScope(platforms, archs, true);
-            for (Platform platform : Platform.values()) {
-                List<String> own = partial.archsOf(platform);
-                if (own.isEmpty()) {
-                    continue;
-                }
-                if (!partial.allows(platform)) {
-                    throw ctx.error(where + ": \"archs\" lists " + String.join(", ", own) + " for "
-                            + platform.wireName() + ", but \"platforms\" leaves " + platform.wireName()
-                            + " out; remove them, or add \"" + platform.wireName() + "\" to \"platforms\"");
-                }
-                try {
-                    JobArchs.parse(platform, own);
-                } catch (ArchSyntaxException e) {
-                    throw ctx.error(where + ": \"archs\": " + e.getMessage());
-                }
-            }
         }
-        boolean defaultBuildDir = !node.hasNonNull("buildDir");
-        return new JobScope(platforms, archs, defaultBuildDir);
+        try {
+            return JobScope.of(platforms, archs, !node.hasNonNull("buildDir"));
+        } catch (ArchSyntaxException e) {
+            throw ctx.error(where + ": \"archs\": " + e.getMessage());
+        }
     }
 
     /**

@@ -354,11 +354,17 @@ public final class JobService {
                         + " [\"hip\"], and submit it once per platform you want it built for"));
                 return;
             }
-            JobTargets.Assignment assignment = allowed.isEmpty()
-                    ? new JobTargets.Assignment(TargetedJob.only(job, targets.get(0)), "it is limited to "
-                            + String.join(" and ", scope.platforms().stream().map(Platform::wireName).sorted()
-                            .toList()) + ", and this serve builds for " + platforms(targets))
-                    : JobTargets.one(job, scope, allowed.get(0), builds, targets.size() > 1);
+            JobTargets.Assignment assignment;
+            try {
+                assignment = allowed.isEmpty()
+                        ? new JobTargets.Assignment(TargetedJob.only(job, targets.get(0)), "it is limited to "
+                                + String.join(" and ", scope.platforms().stream().map(Platform::wireName).sorted()
+                                .toList()) + ", and this serve builds for " + platforms(targets))
+                        : JobTargets.one(job, scope, allowed.get(0), builds, targets.size() > 1);
+            } catch (ManifestException e) {
+                outbox.send(ServerMessage.Error.about(ErrorCode.INVALID_JOB, clientJobId, e.getMessage()));
+                return;
+            }
             JobSpec planned = assignment.unit().job();
             Target target = assignment.unit().target();
             BuildKey key = new BuildKey(planned.withId("job"), target);

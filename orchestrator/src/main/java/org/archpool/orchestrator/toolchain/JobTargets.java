@@ -7,7 +7,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;
 import java.util.stream.Collectors;
-import org.archpool.orchestrator.arch.ArchSyntaxException;
 import org.archpool.orchestrator.arch.JobArchs;
 import org.archpool.orchestrator.manifest.JobScope;
 import org.archpool.orchestrator.manifest.ManifestException;
@@ -39,7 +38,9 @@ public final class JobTargets {
      * @param scopes   what each job (by id) says about its targets
      * @param targets  the run's targets, one per platform
      * @param builds   for a platform, the concrete architectures {@code all}/{@code all-major} stand for
-     * @throws ManifestException when a command job leaves its platform open in a run with several targets
+     * @throws ManifestException when a command job leaves its platform open in a run with several targets, or a job
+     *                           that lists its archs meets a target of {@code all}/{@code all-major} that
+     *                           {@code builds} cannot expand
      */
     public static List<Assignment> assign(List<? extends JobSpec> jobs, Function<String, JobScope> scopes,
                                           List<Target> targets, Function<Platform, List<String>> builds)
@@ -72,31 +73,38 @@ public final class JobTargets {
      * One job of a service for the one target it is built for: {@code placed} moves a CMake job's build folder
      * under the platform's (a service of several targets), and the job keeps its id either way (a service's ids are
      * unique already). The caller has checked that the job's platforms allow {@code target}.
+     *
+     * @throws ManifestException as {@link #assign} does, for a target of {@code all} it cannot expand
      */
     public static Assignment one(JobSpec job, JobScope scope, Target target, Function<Platform, List<String>> builds,
-                                 boolean placed) {
+                                 boolean placed) throws ManifestException {
         return assign(placed ? inPlatformFolder(job, scope, target.platform()) : job, scope, target, builds, false);
     }
 
     private static Assignment assign(JobSpec job, JobScope scope, Target target,
-                                     Function<Platform, List<String>> builds, boolean several) {
-        List<String> own = scope.archsOf(target.platform());
-        if (own == null) {
+                                     Function<Platform, List<String>> builds, boolean several)
+            throws ManifestException {
+        if (scope.archs() == null) {
             return new Assignment(new TargetedJob(job, target, several), null);
         }
         String platform = target.platform().wireName();
-        if (own.isEmpty()) {
+        JobArchs own = scope.archs().get(target.platform());
+        if (own == null) {
             return new Assignment(new TargetedJob(job, target, several), "its archs (" + String.join(", ",
-                    scope.archs()) + ") name no " + platform + " architecture, and the run builds " + platform
+                    scope.listed()) + ") name no " + platform + " architecture, and the run builds " + platform
                     + " for " + target.cmakeList());
         }
-        JobArchs.Intersection common;
-        try {
-            common = JobArchs.parse(target.platform(), own).intersect(target.archs(), builds.apply(target.platform()));
-        } catch (ArchSyntaxException e) {
-            throw new IllegalStateException("the manifest reader checked the archs of job '" + job.id() + "'", e);
+        List<String> compiler = builds.apply(target.platform());
+        if (compiler.isEmpty() && JobArchs.isWholeSet(target.archs())) {
+            throw new ManifestException("job " + quote(job.id()) + " lists the architectures it supports, and the "
+                    + platform + " target is " + target.cmakeList() + ", which archpool expands to the architectures"
+                    + " nvcc builds (nvcc --list-gpu-code) before it intersects them; that list comes from the"
+                    + " compiler check, which was skipped (--no-toolchain-check) or found no nvcc. Fix: drop"
+                    + " --no-toolchain-check and put nvcc on the PATH (or in CUDACXX), or name the architectures"
+                    + " (--arch 80;90, --target cuda:80,90)");
         }
-        if (common.archs().isEmpty()) {
+        JobArchs.Intersection common = own.intersect(target.archs(), compiler);
+        if (common.empty()) {
             return new Assignment(new TargetedJob(job, target, several), common.reason());
         }
         return new Assignment(new TargetedJob(job, new Target(target.platform(), common.archs()), several), null);

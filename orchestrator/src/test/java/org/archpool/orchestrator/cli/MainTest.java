@@ -187,4 +187,15 @@ class MainTest {
         assertThat(dir.resolve("ran")).doesNotExist();
         assertNoStackTrace();
     }
+
+    @Test
+    void aJobThatListsItsArchsInARunOfAllWithoutTheCompilersListIsRefusedBeforeAnyJob() throws Exception {
+        Files.writeString(manifest, "{\"version\":1,\"jobs\":[{\"id\":\"a\",\"kind\":\"command\","
+                + "\"archs\":[\">=90\"],\"argv\":[\"touch\",\"ran\"]}]}");
+        assertThat(run(Map.of("PATH", System.getenv("PATH")), "build", manifest.toString(), "--mode", "thread",
+                "--platform", "cuda", "--arch", "all-major", "--no-toolchain-check")).as(err()).isEqualTo(2);
+        assertThat(err()).contains("job \"a\" lists the architectures it supports").contains("--no-toolchain-check");
+        assertThat(dir.resolve("ran")).doesNotExist();
+        assertNoStackTrace();
+    }
 }

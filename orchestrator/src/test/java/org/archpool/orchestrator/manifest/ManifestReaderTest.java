@@ -139,11 +139,12 @@ class ManifestReaderTest {
                   {"id": "c", "kind": "command", "argv": ["nvcc"], "platforms": ["cuda"], "archs": ["90a"]},
                   {"id": "plain", "kind": "cmake", "sourceDir": "proj", "buildDir": "out"}]}
                 """);
-        assertThat(m.scope("k").archs()).containsExactly(">=80", "gfx942");
-        assertThat(m.scope("k").archsOf(Platform.CUDA)).containsExactly(">=80");
-        assertThat(m.scope("k").archsOf(Platform.HIP)).containsExactly("gfx942");
+        assertThat(m.scope("k").listed()).containsExactlyInAnyOrder(">=80", "gfx942");
+        assertThat(m.scope("k").archs().get(Platform.CUDA).entries()).containsExactly(">=80");
+        assertThat(m.scope("k").archs().get(Platform.HIP).entries()).containsExactly("gfx942");
         assertThat(m.scope("k").defaultBuildDir()).isTrue();
         assertThat(m.scope("c").platforms()).containsExactly(Platform.CUDA);
+        assertThat(m.scope("c").archs()).containsOnlyKeys(Platform.CUDA);
         assertThat(m.scope("c").allows(Platform.HIP)).isFalse();
         assertThat(m.scope("plain").defaultBuildDir()).isFalse();
         assertThat(m.scope("plain").archs()).isNull();

@@ -48,7 +48,7 @@ class JobTargetsTest {
     @Test
     void withSeveralTargetsACmakeJobIsBuiltOncePerPlatformInAFolderOfThePlatforms() throws Exception {
         List<JobTargets.Assignment> plan = assign(List.of(cmake("a", "/p/build/a"), cmake("b", "/p/out")),
-                Map.of("b", new JobScope(Set.of(), null, false)), CUDA, HIP);
+                Map.of("b", JobScope.of(Set.of(), null, false)), CUDA, HIP);
         assertThat(plan).extracting(a -> a.unit().name()).containsExactly("a[cuda]", "a[hip]", "b[cuda]", "b[hip]");
         assertThat(plan).extracting(a -> ((CmakeJob) a.unit().job()).buildDir())
                 .containsExactly("/p/build/cuda/a", "/p/build/hip/a", "/p/out/cuda", "/p/out/hip");
@@ -60,9 +60,9 @@ class JobTargetsTest {
     @Test
     void aJobIsBuiltForTheArchitecturesItSupportsAndSkippedWhereThereAreNone() throws Exception {
         Map<String, JobScope> scopes = Map.of(
-                "fp8", new JobScope(Set.of(), List.of("90a"), true),
-                "ampere-up", new JobScope(Set.of(), List.of(">=80"), true),
-                "hopper", new JobScope(Set.of(), List.of("90", "gfx942"), true));
+                "fp8", JobScope.of(Set.of(), List.of("90a"), true),
+                "ampere-up", JobScope.of(Set.of(), List.of(">=80"), true),
+                "hopper", JobScope.of(Set.of(), List.of("90", "gfx942"), true));
         List<JobTargets.Assignment> plan = assign(List.of(command("fp8"), command("ampere-up"), command("hopper")),
                 scopes, CUDA);
         assertThat(plan.get(0).skipped()).contains("90a").contains("80;90");
@@ -75,15 +75,33 @@ class JobTargetsTest {
     @Test
     void allStandsForTheArchitecturesTheCompilerBuildsBeforeTheIntersection() throws Exception {
         List<JobTargets.Assignment> plan = assign(List.of(command("k")),
-                Map.of("k", new JobScope(Set.of(), List.of(">=90"), true)), new Target(Platform.CUDA, List.of("all")));
+                Map.of("k", JobScope.of(Set.of(), List.of(">=90"), true)), new Target(Platform.CUDA, List.of("all")));
         assertThat(plan.get(0).unit().target().archs()).containsExactly("90-real", "100-real", "120");
+    }
+
+    @Test
+    void allThatTheCompilerWasNotAskedToExpandIsAUsageErrorForAJobThatListsItsArchs() {
+        Target all = new Target(Platform.CUDA, List.of("all-major"));
+        assertThatThrownBy(() -> JobTargets.assign(List.of(command("k")),
+                id -> scope(List.of(">=90")), List.of(all), p -> List.of()))
+                .isInstanceOf(ManifestException.class)
+                .hasMessageContaining("job \"k\" lists the architectures it supports")
+                .hasMessageContaining("--no-toolchain-check").hasMessageContaining("--arch 80;90");
+    }
+
+    private static JobScope scope(List<String> archs) {
+        try {
+            return JobScope.of(Set.of(), archs, true);
+        } catch (Exception e) {
+            throw new AssertionError(e);
+        }
     }
 
     @Test
     void aJobLimitedToPlatformsIsPairedOnlyWithThoseAndOneForNoneOfTheRunsIsSkipped() throws Exception {
         Map<String, JobScope> scopes = Map.of(
-                "hip-only", new JobScope(Set.of(Platform.HIP), null, true),
-                "cuda-cmd", new JobScope(Set.of(Platform.CUDA), null, true));
+                "hip-only", JobScope.of(Set.of(Platform.HIP), null, true),
+                "cuda-cmd", JobScope.of(Set.of(Platform.CUDA), null, true));
         List<JobTargets.Assignment> plan = assign(List.of(cmake("hip-only", "/p/build/hip-only"), command("cuda-cmd")),
                 scopes, CUDA, HIP);
         assertThat(plan).extracting(a -> a.unit().name()).containsExactly("hip-only[hip]", "cuda-cmd[cuda]");
@@ -99,7 +117,7 @@ class JobTargetsTest {
     @Test
     void aJobWhoseArchsNameNoArchitectureOfAPlatformIsSkippedForIt() throws Exception {
         List<JobTargets.Assignment> plan = assign(List.of(cmake("k", "/p/build/k")),
-                Map.of("k", new JobScope(Set.of(), List.of("90"), true)), CUDA, HIP);
+                Map.of("k", JobScope.of(Set.of(), List.of("90"), true)), CUDA, HIP);
         assertThat(plan.get(0).skipped()).isNull();
         assertThat(plan.get(1).skipped()).contains("name no hip architecture").contains("gfx90a;gfx942");
     }

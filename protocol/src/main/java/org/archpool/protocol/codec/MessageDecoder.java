@@ -26,6 +26,10 @@ import org.archpool.protocol.Target;
  */
 final class MessageDecoder {
 
+    /** The outcomes a worker may answer: {@code skipped} is the coordinator's alone. */
+    private static final Outcome[] ANSWERS = Arrays.stream(Outcome.values()).filter(o -> o != Outcome.SKIPPED)
+            .toArray(Outcome[]::new);
+
     /** Thrown for a {@code type} that is missing or names no message. */
     static final class UnknownTypeException extends IllegalArgumentException {
         UnknownTypeException(String message) {
@@ -100,10 +104,7 @@ final class MessageDecoder {
     }
 
     private static Outcome outcome(String name) {
-        // skipped is the coordinator's outcome, never a worker's answer
-        Outcome[] answers = Arrays.stream(Outcome.values()).filter(o -> o != Outcome.SKIPPED)
-                .toArray(Outcome[]::new);
-        return name == null ? null : byWireName(answers, name, "outcome", Outcome::wireName);
+        return name == null ? null : byWireName(ANSWERS, name, "outcome", Outcome::wireName);
     }
 
     private static <E extends Enum<E>> E byWireName(E[] values, String name, String what,
