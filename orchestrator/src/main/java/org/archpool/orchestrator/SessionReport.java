@@ -47,7 +47,8 @@ final class SessionReport {
                           WorkerPool pool, int buildParallelism, int retries, boolean keepGoing, Path logDir,
                           List<JobOutcome> outcomes, BuildCache cache, ScheduleSummary schedule) {
         BuildReport.Pool facts = new BuildReport.Pool(pool.mode(), pool.launcher(), pool.size(), buildParallelism,
-                retries, keepGoing, logDir.toString(), pool.events(), pool.deviceIsolation().reportName());
+                retries, keepGoing, logDir.toString(), pool.events(), pool.deviceIsolation().reportName(),
+                pool.nodes());
         Map<String, Integer> counts = new LinkedHashMap<>();
         outcomes.forEach(o -> counts.merge(o.outcome().wireName(), 1, Integer::sum));
         CacheSummary summary = cache == null ? null : CacheSummary.of(cache.folder(), cache.remote(),

@@ -16,6 +16,7 @@ import org.archpool.orchestrator.pool.ThreadWorkerLauncher;
 import org.archpool.orchestrator.pool.WorkerLauncher;
 import org.archpool.orchestrator.pool.WorkerSpec;
 import org.archpool.orchestrator.pool.slurm.Scancel;
+import org.archpool.orchestrator.pool.slurm.Sinfo;
 import org.archpool.orchestrator.pool.slurm.SlurmConfig;
 import org.archpool.orchestrator.pool.slurm.SlurmWorkerLauncher;
 import org.archpool.orchestrator.report.ReportFiles;
@@ -92,7 +93,7 @@ final class SessionSetup {
             ToolRunner runner = tools;
             Optional<RemoteIsolation> remote = isolation.remote();
             return workerLogs -> new SlurmWorkerLauncher(WorkerSpec.ofCurrentJvm(env, workerLogs, start, silence),
-                    slurm, new Scancel(slurm, runner), remote);
+                    slurm, new Scancel(slurm, runner), remote, new Sinfo(slurm.sinfo(), runner));
         }
         Duration start = pool.workerStartTimeout(WorkerSpec.DEFAULT_HELLO_TIMEOUT);
         Optional<DeviceNamespace> namespace = isolation.workerNamespace(note);

@@ -1,5 +1,7 @@
 package org.archpool.orchestrator.pool;
 
+import java.util.List;
+
 /** Starts workers: worker JVMs on this machine, in-process runners, Slurm job steps. */
 public interface WorkerLauncher extends AutoCloseable {
 
@@ -21,6 +23,19 @@ public interface WorkerLauncher extends AutoCloseable {
     /** How the workers this launches are kept from seeing a GPU, for the report. */
     default DeviceIsolation deviceIsolation() {
         return DeviceIsolation.ENVIRONMENT;
+    }
+
+    /**
+     * A worker this launcher started died ({@code cause} is not {@link WorkerFailure#SHUTDOWN}): a launcher that
+     * places workers on nodes may ask whether the node is lost, and keep later workers off it. Called before the
+     * worker's job is retried.
+     */
+    default void workerDied(Worker worker, WorkerFailure cause, String reason) {
+    }
+
+    /** What the build saw of each node its workers ran on (under Slurm); empty where workers run here. */
+    default List<NodeSummary> nodes() {
+        return List.of();
     }
 
     /** Releases what the launcher itself holds (not its workers). */

@@ -128,6 +128,8 @@ public final class WorkerPool implements AutoCloseable {
     public Worker workerFor(int index) throws WorkerFailedException {
         Slot slot = slots.get(index);
         CompletableFuture<Worker> starting;
+        Worker foundDead = null;
+        WorkerState.Dead dead = null;
         synchronized (this) {
             if (closed) {
                 throw new WorkerFailedException(WorkerFailure.SHUTDOWN, "the pool is closed");
@@ -142,15 +144,19 @@ public final class WorkerPool implements AutoCloseable {
                 if (state.isAlive()) {
                     return current;
                 }
-                WorkerState.Dead dead = (WorkerState.Dead) state;
+                dead = (WorkerState.Dead) state;
                 record(WorkerEvent.died(current.id(), pid(current), atMs(), dead.cause(), "found dead: " + dead.reason()));
                 slot.worker = null;
+                foundDead = current;
             }
             starting = slot.launch;
             if (starting == null) {
                 slot.generation++;
                 slot.launch = new CompletableFuture<>();
             }
+        }
+        if (foundDead != null) {
+            diedOnItsNode(foundDead, dead.cause(), dead.reason());
         }
         return starting == null ? launch(slot) : await(starting);
     }
@@ -217,6 +223,19 @@ public final class WorkerPool implements AutoCloseable {
             record(WorkerEvent.died(worker.id(), pid(worker), atMs(), cause, reason));
         }
         worker.close();
+        diedOnItsNode(worker, cause, reason);
+    }
+
+    /** Tells the launcher of a worker's death, unless the build is stopping it, before its job is retried. */
+    private void diedOnItsNode(Worker worker, WorkerFailure cause, String reason) {
+        if (cause != WorkerFailure.SHUTDOWN) {
+            launcher.workerDied(worker, cause, reason);
+        }
+    }
+
+    /** What the build saw of each node its workers ran on (under Slurm); empty where workers run here. */
+    public List<NodeSummary> nodes() {
+        return launcher.nodes();
     }
 
     /**

@@ -9,6 +9,7 @@ import org.archpool.orchestrator.arch.ProbeReport;
 import org.archpool.orchestrator.arch.Resolution;
 import org.archpool.orchestrator.arch.ToolchainCheck;
 import org.archpool.orchestrator.arch.Visibility;
+import org.archpool.orchestrator.pool.NodeSummary;
 import org.archpool.orchestrator.pool.WorkerEvent;
 import org.archpool.orchestrator.cache.CacheSummary;
 import org.archpool.orchestrator.schedule.JobOutcome;
@@ -92,8 +93,21 @@ public record BuildReport(
         return gpuTargets.isEmpty() ? null : gpuTargets.get(0).toolchainCheck();
     }
 
-    /** The pool's shape and its workers' starts and deaths. */
+    /**
+     * The pool's shape and its workers' starts and deaths.
+     *
+     * @param nodes under Slurm, what the build saw of each node its workers ran on or tried to start on (lost and
+     *              avoided nodes among them); absent where workers ran on this machine
+     */
     public record Pool(String mode, String launcher, int workers, int buildParallelism, int retries, boolean keepGoing,
-                       String logDir, List<WorkerEvent> workerEvents, String deviceIsolation) {
+                       String logDir, List<WorkerEvent> workerEvents, String deviceIsolation,
+                       @JsonInclude(JsonInclude.Include.NON_EMPTY) List<NodeSummary> nodes) {
+
+        /** Where workers ran on this machine: no nodes. */
+        public Pool(String mode, String launcher, int workers, int buildParallelism, int retries, boolean keepGoing,
+                    String logDir, List<WorkerEvent> workerEvents, String deviceIsolation) {
+            this(mode, launcher, workers, buildParallelism, retries, keepGoing, logDir, workerEvents, deviceIsolation,
+                    List.of());
+        }
     }
 }

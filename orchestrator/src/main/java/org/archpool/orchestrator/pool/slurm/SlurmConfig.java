@@ -10,6 +10,7 @@ import java.util.Objects;
  * @param srun        the {@code srun} program (a name looked up on the PATH, or a path)
  * @param scancel     the {@code scancel} program
  * @param squeue      the {@code squeue} program
+ * @param sinfo       the {@code sinfo} program, which says whether a node is lost
  * @param allocation  the job id of the allocation the coordinator runs in ({@code SLURM_JOB_ID}): workers are
  *                    steps of it; null: each worker is a job of its own
  * @param partition   the partition to run workers in; null: Slurm's default (or the allocation's)
@@ -20,7 +21,7 @@ import java.util.Objects;
  *                    that exactly these can be cancelled
  * @param user        the user whose jobs are cancelled by name
  */
-public record SlurmConfig(String srun, String scancel, String squeue, String allocation, String partition,
+public record SlurmConfig(String srun, String scancel, String squeue, String sinfo, String allocation, String partition,
                           List<String> extraArgs, int cpusPerTask, String buildTag, String user) {
 
     /** The environment variable Slurm sets in an allocation (sbatch, salloc) to its job id. */
@@ -30,6 +31,7 @@ public record SlurmConfig(String srun, String scancel, String squeue, String all
         Objects.requireNonNull(srun, "srun");
         Objects.requireNonNull(scancel, "scancel");
         Objects.requireNonNull(squeue, "squeue");
+        Objects.requireNonNull(sinfo, "sinfo");
         extraArgs = List.copyOf(extraArgs);
         Objects.requireNonNull(buildTag, "buildTag");
         Objects.requireNonNull(user, "user");
@@ -44,7 +46,7 @@ public record SlurmConfig(String srun, String scancel, String squeue, String all
     /** Slurm's programs from the PATH; inside an allocation when {@code environment} names one. */
     public static SlurmConfig of(Map<String, String> environment, String partition, List<String> extraArgs,
                                  int cpusPerTask, String buildTag, String user) {
-        return new SlurmConfig("srun", "scancel", "squeue", environment.get(JOB_ID_VARIABLE), partition, extraArgs,
+        return new SlurmConfig("srun", "scancel", "squeue", "sinfo", environment.get(JOB_ID_VARIABLE), partition, extraArgs,
                 cpusPerTask, buildTag, user);
     }
 

@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import org.archpool.orchestrator.pool.DeviceIsolation;
+import org.archpool.orchestrator.pool.NodeSummary;
 import org.archpool.orchestrator.pool.Worker;
 import org.archpool.orchestrator.pool.WorkerFailedException;
 import org.archpool.orchestrator.pool.WorkerFailure;
@@ -25,7 +26,10 @@ import org.archpool.worker.exec.RemoteIsolation;
  * {@code srun}'s own messages to {@code <id>.srun.log}, both in the worker log folder. A worker that ends is
  * reported with what Slurm said ({@link SlurmStep}). Closing the launcher cancels every step it started that
  * is still there, including one still waiting in Slurm's queue for its start. With device isolation, the node
- * masks the GPU devices for the worker where its kernel allows it ({@link RemoteIsolation}).
+ * masks the GPU devices for the worker where its kernel allows it ({@link RemoteIsolation}). Nodes where workers
+ * keep failing to start, or that Slurm says are lost after a worker died there, are kept out of later workers'
+ * {@code srun} ({@link SlurmNodes}); a start that fails on a node which that failure makes avoided is tried once
+ * more at once, on the other nodes, so that a lost node costs no job its retry.
  */
 public final class SlurmWorkerLauncher implements WorkerLauncher {
 
@@ -35,25 +39,28 @@ public final class SlurmWorkerLauncher implements WorkerLauncher {
     private final WorkerHandshake handshake;
     private final Map<Process, SlurmStep> started = new ConcurrentHashMap<>();
     private final Optional<RemoteIsolation> isolation;
+    private final SlurmNodes nodes;
 
     /**
      * @param spec      the worker JVM's command and environment; its java, class path and stderr folder must be
      *                  at the same paths on every node (a shared file system)
      * @param canceller cancels a worker's step by name ({@link Scancel})
      * @param isolation the device isolation each worker's node applies where it can ({@code --isolate-devices})
+     * @param states    asks Slurm whether a node is lost ({@link Sinfo})
      */
     public SlurmWorkerLauncher(WorkerSpec spec, SlurmConfig config, StepCanceller canceller,
-                               Optional<RemoteIsolation> isolation) {
+                               Optional<RemoteIsolation> isolation, NodeStates states) {
         this.spec = spec;
         this.config = config;
         this.canceller = canceller;
         this.isolation = isolation;
+        this.nodes = new SlurmNodes(states);
         this.handshake = new WorkerHandshake(spec.helloTimeout(), spec.silenceLimit());
     }
 
-    /** Without device isolation. */
+    /** Without device isolation, and without asking Slurm about nodes. */
     public SlurmWorkerLauncher(WorkerSpec spec, SlurmConfig config, StepCanceller canceller) {
-        this(spec, config, canceller, Optional.empty());
+        this(spec, config, canceller, Optional.empty(), node -> Optional.empty());
     }
 
     /**
@@ -86,12 +93,33 @@ public final class SlurmWorkerLauncher implements WorkerLauncher {
         return "slurm";
     }
 
+    /**
+     * Starts the worker; when its start fails on a node that the failure makes avoided, starts it once more on the
+     * other nodes, as often as that happens (at most once per node).
+     */
     @Override
     public Worker launch(String workerId) throws WorkerFailedException {
+        while (true) {
+            Worker worker;
+            try {
+                worker = start(workerId);
+            } catch (WorkerFailedException e) {
+                if (e.failure() != WorkerFailure.START || !nodes.startFailed(e.getMessage())) {
+                    throw e;
+                }
+                continue;
+            }
+            nodes.started(worker.host());
+            return worker;
+        }
+    }
+
+    private Worker start(String workerId) throws WorkerFailedException {
         Path stderr = spec.stderrDir().resolve(workerId + ".stderr.log");
         Path srunLog = spec.stderrDir().resolve(workerId + ".srun.log");
         String name = config.stepName(workerId);
-        List<String> command = SrunCommand.argv(config, name, stderr, workerCommand(workerId));
+        List<String> command = SrunCommand.argv(config, name, stderr, workerCommand(workerId),
+                nodes.avoided());
         Process srun;
         SlurmStep step;
         try {
@@ -106,6 +134,17 @@ public final class SlurmWorkerLauncher implements WorkerLauncher {
         srun.onExit().thenRun(() -> started.remove(srun));
         return handshake.await(workerId, srun, step,
                 () -> "Slurm step " + name + "; its stderr is in " + stderr + ", srun's in " + srunLog);
+    }
+
+    /** Asks Slurm whether the worker's node is lost; a lost node gets no more workers of this build. */
+    @Override
+    public void workerDied(Worker worker, WorkerFailure cause, String reason) {
+        nodes.died(worker.host(), reason);
+    }
+
+    @Override
+    public List<NodeSummary> nodes() {
+        return nodes.summary();
     }
 
     /** Cancels every worker step still there (the pool closed the others), then stops the watchdog. */

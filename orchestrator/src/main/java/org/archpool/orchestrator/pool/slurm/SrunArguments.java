@@ -1,5 +1,6 @@
 package org.archpool.orchestrator.pool.slurm;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 
@@ -34,6 +35,43 @@ public final class SrunArguments {
     private static final String SHORT_FLAGS = "EHOQsuvVXZ";
 
     private SrunArguments() {
+    }
+
+    /**
+     * The user's arguments split into the node lists they exclude and the rest, so that archpool can merge its
+     * own avoided nodes into one {@code --exclude}: srun keeps only the last {@code --exclude} it is given.
+     *
+     * @param excluded the lists of {@code --exclude=LIST}, {@code --exclude LIST}, {@code --exclud=LIST},
+     *                 {@code -x LIST} and {@code -xLIST}, as written (Slurm's host lists, e.g. {@code node[1-3]})
+     * @param rest     every other argument, in order
+     */
+    public record Split(List<String> excluded, List<String> rest) {
+    }
+
+    /** Splits {@code args} into the node lists they exclude and the rest. */
+    public static Split excludes(List<String> args) {
+        List<String> excluded = new ArrayList<>();
+        List<String> rest = new ArrayList<>();
+        for (int i = 0; i < args.size(); i++) {
+            String arg = args.get(i);
+            String name = arg.split("=", 2)[0];
+            // --exclud is the shortest abbreviation getopt_long takes: --exclu is also --exclusive's
+            if (arg.startsWith("--") && name.length() >= "--exclud".length() && "--exclude".startsWith(name)) {
+                if (arg.contains("=")) {
+                    excluded.add(arg.substring(arg.indexOf('=') + 1));
+                } else if (i + 1 < args.size()) {
+                    excluded.add(args.get(++i));
+                }
+            } else if (arg.equals("-x") && i + 1 < args.size()) {
+                excluded.add(args.get(++i));
+            } else if (arg.startsWith("-x") && arg.length() > 2) {
+                excluded.add(arg.substring(2));
+            } else {
+                rest.add(arg);
+            }
+        }
+        excluded.removeIf(String::isBlank);
+        return new Split(List.copyOf(excluded), List.copyOf(rest));
     }
 
     /**

@@ -22,9 +22,11 @@ public final class SrunCommand {
      * @param workerStderr  where the task's stderr goes; on a shared file system when the worker runs on
      *                      another node
      * @param workerCommand the worker JVM's command line
+     * @param avoided       nodes this build keeps its workers off, merged with the user's own {@code --exclude}
+     *                      into one {@code --exclude} (srun keeps only the last)
      */
     public static List<String> argv(SlurmConfig config, String stepName, Path workerStderr,
-                                    List<String> workerCommand) {
+                                    List<String> workerCommand, List<String> avoided) {
         List<String> argv = new ArrayList<>();
         argv.add(config.srun());
         argv.add("--ntasks=1");
@@ -40,7 +42,13 @@ public final class SrunCommand {
         if (config.partition() != null) {
             argv.add("--partition=" + config.partition());
         }
-        argv.addAll(config.extraArgs());
+        SrunArguments.Split split = SrunArguments.excludes(config.extraArgs());
+        argv.addAll(split.rest());
+        List<String> excluded = new ArrayList<>(split.excluded());
+        excluded.addAll(avoided);
+        if (!excluded.isEmpty()) {
+            argv.add("--exclude=" + String.join(",", excluded));
+        }
         argv.add("env");
         HiddenDevices.environment().forEach((name, value) -> argv.add(name + "=" + value));
         argv.addAll(workerCommand);

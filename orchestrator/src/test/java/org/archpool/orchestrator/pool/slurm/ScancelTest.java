@@ -51,7 +51,7 @@ class ScancelTest {
     }
 
     private static SlurmConfig config(String allocation) {
-        return new SlurmConfig("srun", "scancel", "squeue", allocation, null, List.of(), 1, "t", "someone");
+        return new SlurmConfig("srun", "scancel", "squeue", "sinfo", allocation, null, List.of(), 1, "t", "someone");
     }
 
     @Test
@@ -140,7 +140,7 @@ class ScancelTest {
     @Test
     void cancelUsesTheConfiguredPrograms() {
         FakeTools tools = new FakeTools(c -> exited(c, 0, c.get(0).endsWith("squeue") ? SQUEUE_STEPS : "", ""));
-        SlurmConfig config = new SlurmConfig("srun", "/slurm/bin/scancel", "/slurm/bin/squeue", "777", null,
+        SlurmConfig config = new SlurmConfig("srun", "/slurm/bin/scancel", "/slurm/bin/squeue", "sinfo", "777", null,
                 List.of(), 1, "t", "u");
         new Scancel(config, tools).cancel("archpool.t.w2");
         assertThat(tools.commands).extracting(c -> c.get(0)).containsExactly("/slurm/bin/squeue", "/slurm/bin/scancel");

@@ -68,7 +68,7 @@ class SlurmConfigTest {
 
     @Test
     void missingProgramsTagOrUserAreRefused() {
-        assertThatThrownBy(() -> new SlurmConfig(null, "scancel", "squeue", null, null, List.of(), 1, "t", "u"))
+        assertThatThrownBy(() -> new SlurmConfig(null, "scancel", "squeue", "sinfo", null, null, List.of(), 1, "t", "u"))
                 .isInstanceOf(NullPointerException.class).hasMessage("srun");
         assertThatThrownBy(() -> SlurmConfig.of(Map.of(), null, List.of(), 1, null, "u"))
                 .isInstanceOf(NullPointerException.class).hasMessage("buildTag");

@@ -70,7 +70,7 @@ class SlurmWorkerLauncherTest {
     }
 
     private SlurmWorkerLauncher launcher(Path srun, Duration helloTimeout) {
-        SlurmConfig config = new SlurmConfig(srun.toString(), "scancel", "squeue", null, null, List.of(), 2,
+        SlurmConfig config = new SlurmConfig(srun.toString(), "scancel", "squeue", "sinfo", null, null, List.of(), 2,
                 "t", "someone");
         return new SlurmWorkerLauncher(spec(helloTimeout), config, cancelled::add);
     }

@@ -14,11 +14,11 @@ class SrunCommandTest {
     private static final Path STDERR = Path.of("/shared/logs/w1.stderr.log");
 
     private static SlurmConfig config(String allocation, String partition, List<String> extraArgs) {
-        return new SlurmConfig("srun", "scancel", "squeue", allocation, partition, extraArgs, 4, "t", "someone");
+        return new SlurmConfig("srun", "scancel", "squeue", "sinfo", allocation, partition, extraArgs, 4, "t", "someone");
     }
 
     private static List<String> argv(SlurmConfig config) {
-        return SrunCommand.argv(config, config.stepName("w1"), STDERR, WORKER);
+        return SrunCommand.argv(config, config.stepName("w1"), STDERR, WORKER, List.of());
     }
 
     private static List<String> withWorker(List<String> srunPart) {
@@ -62,7 +62,7 @@ class SrunCommandTest {
 
     @Test
     void theSrunProgramIsTheConfigured() {
-        SlurmConfig config = new SlurmConfig("/usr/local/slurm/bin/srun", "scancel", "squeue", null, null, List.of(),
+        SlurmConfig config = new SlurmConfig("/usr/local/slurm/bin/srun", "scancel", "squeue", "sinfo", null, null, List.of(),
                 1, "t", "u");
         assertThat(argv(config)).first().isEqualTo("/usr/local/slurm/bin/srun");
         assertThat(argv(config)).contains("--cpus-per-task=1");
@@ -71,7 +71,7 @@ class SrunCommandTest {
     @Test
     void aPercentInTheStderrPathIsEscaped() {
         List<String> argv = SrunCommand.argv(config(null, null, List.of()), "archpool.t.w1",
-                Path.of("/shared/100%/%j/w1.stderr.log"), WORKER);
+                Path.of("/shared/100%/%j/w1.stderr.log"), WORKER, List.of());
         assertThat(argv).contains("--error=/shared/100%%/%%j/w1.stderr.log");
         assertThat(SrunCommand.escape("no percent")).isEqualTo("no percent");
     }
