@@ -10,7 +10,7 @@
 # and llvm-readelf-19, which the tests cross-check archpool's readers against).
 # --browser also installs Debian's chromium (the HTML report is tested in it, headless).
 # --slurm also installs Slurm (slurmctld, slurmd, its client commands) and munge: the tests of --launcher slurm
-# run against a one-node cluster that scripts/slurm-local.sh starts.
+# run against a one-node cluster and one of 3 nodes that scripts/slurm-local.sh starts.
 # --nginx also installs nginx (Debian's has the WebDAV module): the tests of --remote-cache run against the
 # remote cache that scripts/nginx-cache.sh starts with it.
 set -euo pipefail
@@ -63,6 +63,9 @@ if $slurm; then
   command -v slurmd >/dev/null 2>&1 || [ -x /usr/sbin/slurmd ] || need+=(slurmd)
   command -v srun >/dev/null 2>&1 || need+=(slurm-client)
   command -v munged >/dev/null 2>&1 || [ -x /usr/sbin/munged ] || need+=(munge)
+  # a cluster of several nodes: network namespaces, veth pairs and a bridge (ip), UTS namespaces (unshare, nsenter)
+  command -v ip >/dev/null 2>&1 || [ -x /usr/sbin/ip ] || need+=(iproute2)
+  command -v nsenter >/dev/null 2>&1 || need+=(util-linux)
 fi
 if $nginx; then
   command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || need+=(nginx)

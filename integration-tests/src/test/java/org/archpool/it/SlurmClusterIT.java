@@ -96,7 +96,7 @@ class SlurmClusterIT {
         Archpool.Run run = cluster.archpool(dir).run("build", "archpool.json", "--arch", "90", "-j6", "--launcher",
                 "slurm", "--no-cache", "--report", report.toString());
         assertThat(run.exitCode()).as(run.toString()).isZero();
-        JsonNode r = Archpool.json(report);
+        JsonNode r = ReportSchema.assertValid(report);
         assertThat(r.path("outcomes").path("succeeded").asInt()).isEqualTo(24);
         assertThat(startedHosts(r)).as("the nodes workers said hello from").containsExactly("node1", "node2", "node3");
         Set<String> ran = new TreeSet<>();
@@ -156,7 +156,7 @@ class SlurmClusterIT {
             coordinator.destroyForcibly();
         }
         assertThat(coordinator.exitValue()).as(read(dir.resolve("err.txt"))).isZero();
-        JsonNode r = Archpool.json(report);
+        JsonNode r = ReportSchema.assertValid(report);
         assertThat(r.path("outcomes").path("succeeded").asInt()).isEqualTo(8);
         List<JsonNode> retried = StreamSupport.stream(r.path("jobs").spliterator(), false)
                 .filter(j -> j.path("attempts").asInt() == 2).toList();
@@ -195,7 +195,7 @@ class SlurmClusterIT {
             coordinator.destroyForcibly();
         }
         assertThat(coordinator.exitValue()).as(read(dir.resolve("err.txt"))).isNotZero();
-        JsonNode r = Archpool.json(report);
+        JsonNode r = ReportSchema.assertValid(report);
         assertThat(r.path("jobs").findValuesAsText("outcome")).containsExactly("crashed", "crashed");
         for (JsonNode job : r.path("jobs")) {
             assertThat(job.path("message").asText()).as(job.toString()).contains("Slurm said:");
