@@ -13,8 +13,8 @@
 #                                         node is set down and resumed: this kills what runs on it), wait until
 #                                         the node takes jobs
 #
-# Several nodes (--nodes N, 2 to 16): the controller and nodes node1..nodeN each run in a network namespace and
-# a UTS namespace of their own (so each has its own host name), joined by veth pairs to a bridge. The bridge has
+# Several nodes (--nodes N, 2 to 16): the controller and nodes node1..nodeN each run in a network namespace, a
+# UTS namespace (so each has its own host name) and a mount namespace of their own, joined by veth pairs to a bridge. The bridge has
 # the address .1 of a private /24 that exists only on this machine, and is how this machine's shells (srun,
 # archpool) reach the cluster; the controller is .2, node K is .(10+K). Each node's default route points at the
 # bridge, so its steps reach back to srun; nothing is forwarded beyond this machine. Munge is shared. Every node
@@ -183,14 +183,17 @@ stop_pid() {
   $sudo rm -f "$pidfile"
 }
 
-# Runs a command in the network namespace of ctl or nodeK, in a UTS namespace of its own named after it.
+# Runs a command in the network namespace of ctl or nodeK, in a UTS namespace of its own named after it, and in a
+# mount namespace of its own that sees this machine's mounts (so a test can make a folder look different on one
+# node: nsenter --target "$(cat <dir>/slurmd.nodeK.pid)" --mount mount --bind …).
 in_namespace() {
   local who="$1"
   shift
   local hostname="$who"
   [ "$who" = ctl ] && hostname=controller
   # nsenter, not ip netns exec: that also remounts /sys, without the cgroup file system slurmd needs
-  $sudo nsenter --net="/run/netns/$(netns_of "$who")" unshare --uts sh -c 'hostname "$0" && exec "$@"' "$hostname" "$@"
+  $sudo nsenter --net="/run/netns/$(netns_of "$who")" unshare --uts --mount --propagation slave \
+    sh -c 'hostname "$0" && exec "$@"' "$hostname" "$@"
 }
 
 # Makes the network namespace of ctl or nodeK, its veth pair on the bridge and its address.

@@ -176,6 +176,49 @@ class SlurmClusterIT {
     }
 
     @Test
+    void aNodeWhereWorkersFailToStartTwiceInARowIsAvoidedForTheRestOfTheBuild() throws Exception {
+        manifest(4, "0.2");
+        // node3 lacks archpool's lib folder (it looks empty there, as on a node whose shared file system is
+        // missing), and a job of another user holds node2's CPUs for now; the user keeps workers off node1
+        Path empty = Files.createDirectories(dir.resolve("empty"));
+        Path lib = Archpool.home().resolve("lib");
+        String slurmd3 = Files.readString(cluster.conf().resolveSibling("slurmd.node3.pid")).strip();
+        Slurm.run("nsenter", "--target", slurmd3, "--mount", "mount", "--bind", empty.toString(), lib.toString());
+        String blocker = cluster.run("sbatch", "--parsable", "--nodelist=node2", "--ntasks=2", "--job-name=blocker",
+                "--output=/dev/null", "--wrap", "sleep 300").strip();
+        Process coordinator = null;
+        try {
+            assertThat(blocker).matches("\\d+");
+            coordinator = start(List.of(Archpool.home().resolve("bin/archpool").toString(), "build", "archpool.json",
+                    "--arch", "90", "-j2", "--launcher", "slurm", "--no-cache", "--srun-arg=--exclude=node1",
+                    "--report", dir.resolve("r.json").toString()));
+            await().atMost(Duration.ofSeconds(90)).until(() -> read(dir.resolve("err.txt"))
+                    .contains("no more workers of this build start on node node3"));
+            cluster.run("scancel", blocker);
+            assertThat(coordinator.waitFor(3, TimeUnit.MINUTES)).isTrue();
+            assertThat(coordinator.exitValue()).as(read(dir.resolve("err.txt"))).isZero();
+        } finally {
+            cluster.run("scancel", blocker);
+            Slurm.run("nsenter", "--target", slurmd3, "--mount", "umount", lib.toString());
+            if (coordinator != null) {
+                coordinator.descendants().forEach(ProcessHandle::destroyForcibly);
+                coordinator.destroyForcibly();
+            }
+        }
+        JsonNode r = ReportSchema.assertValid(dir.resolve("r.json"));
+        assertThat(r.path("outcomes").path("succeeded").asInt()).isEqualTo(4);
+        assertThat(startedHosts(r)).containsExactly("node2");
+        JsonNode node3 = node(r, "node3");
+        assertThat(node3.path("failedStarts").asInt()).as(node3.toString()).isGreaterThanOrEqualTo(2);
+        assertThat(node3.path("workersStarted").asInt()).isZero();
+        assertThat(node3.path("lost").asBoolean()).as("Slurm still has it").isFalse();
+        assertThat(node3.path("avoided").asText()).as(node3.toString())
+                .contains("2 worker starts in a row failed there").contains("node3: task 0: Exited");
+        assertThat(r.path("pool").path("workerEvents").findValuesAsText("reason"))
+                .anyMatch(reason -> reason.contains("Slurm said:") && reason.contains("node3"));
+    }
+
+    @Test
     void withEveryNodeLostTheJobsCrashWithSlurmsWordsAndNothingIsLeft() throws Exception {
         manifest(2, "60");
         Path report = dir.resolve("r.json");

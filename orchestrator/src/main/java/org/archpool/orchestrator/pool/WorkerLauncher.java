@@ -26,6 +26,15 @@ public interface WorkerLauncher extends AutoCloseable {
     }
 
     /**
+     * Whether a start that just failed should be tried again at once, without counting against the job that needs
+     * the worker: the failure was one place's (a node's), and the next start may go elsewhere. The pool tries at
+     * most {@link WorkerPool#STARTS_AGAIN} times in a row.
+     */
+    default boolean startAgain(WorkerFailedException failure) {
+        return false;
+    }
+
+    /**
      * A worker this launcher started died ({@code cause} is not {@link WorkerFailure#SHUTDOWN}): a launcher that
      * places workers on nodes may ask whether the node is lost, and keep later workers off it. Called before the
      * worker's job is retried.

@@ -38,6 +38,12 @@ public final class WorkerPool implements AutoCloseable {
         }
     }
 
+    /**
+     * How many times in a row a slot's start is tried again at once when its launcher says the failure was one
+     * place's ({@link WorkerLauncher#startAgain}); past that, the failure goes to the job like any other.
+     */
+    public static final int STARTS_AGAIN = 4;
+
     /** How long {@link #close()} waits for starts still in progress to see the pool closed. */
     static final long CLOSE_WAIT_MS = 10_000;
 
@@ -169,20 +175,31 @@ public final class WorkerPool implements AutoCloseable {
             starting = slot.launch;
         }
         Worker worker;
-        long launchedAt = clock.millis();
-        try {
-            worker = launcher.launch(id);
-        } catch (WorkerFailedException e) {
-            synchronized (this) {
-                slot.launch = null;
-                if (e.failure() == WorkerFailure.START) {
-                    failedStarts++;
-                    lastStartFailure = e.getMessage();
+        long launchedAt;
+        for (int again = 0; ; again++) {
+            launchedAt = clock.millis();
+            try {
+                worker = launcher.launch(id);
+                break;
+            } catch (WorkerFailedException e) {
+                boolean tryAgain = again < STARTS_AGAIN && launcher.startAgain(e);
+                synchronized (this) {
+                    record(WorkerEvent.failedToStart(id, atMs(), e.failure(), e.getMessage()));
+                    if (tryAgain && !closed) {
+                        // the failure was one node's: the slot's next worker starts now, and the job waits for it
+                        slot.generation++;
+                        id = slot.nextWorkerId();
+                        continue;
+                    }
+                    slot.launch = null;
+                    if (e.failure() == WorkerFailure.START) {
+                        failedStarts++;
+                        lastStartFailure = e.getMessage();
+                    }
                 }
-                record(WorkerEvent.failedToStart(id, atMs(), e.failure(), e.getMessage()));
+                starting.completeExceptionally(e);
+                throw e;
             }
-            starting.completeExceptionally(e);
-            throw e;
         }
         synchronized (this) {
             slot.launch = null;

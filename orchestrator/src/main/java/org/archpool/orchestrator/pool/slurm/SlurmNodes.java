@@ -71,7 +71,7 @@ final class SlurmNodes {
     /**
      * A worker start failed; when Slurm's words in {@code reason} name the node, it counts against that node.
      *
-     * @return whether the node is avoided from now on (it was not before)
+     * @return whether they named a node: the failure was that node's, and a start elsewhere may work
      */
     boolean startFailed(String reason) {
         String node = nodeIn(reason);
@@ -87,23 +87,22 @@ final class SlurmNodes {
                 return true;
             }
         }
-        return askSlurm(node, "a worker start there failed");
+        askSlurm(node, "a worker start there failed");
+        return true;
     }
 
     /**
      * A worker that had started on {@code node} died (crashed, hung, broke the protocol): Slurm is asked whether
      * the node is lost.
-     *
-     * @return whether the node is avoided from now on (it was not before)
      */
-    boolean died(String node, String reason) {
+    void died(String node, String reason) {
         if (node == null) {
-            return false;
+            return;
         }
         synchronized (this) {
             node(node).deaths++;
         }
-        return askSlurm(node, "worker death: " + reason);
+        askSlurm(node, "worker death: " + reason);
     }
 
     /**
@@ -141,24 +140,22 @@ final class SlurmNodes {
     }
 
     /** Asks Slurm for the node's state; a lost node is marked so and avoided. */
-    private boolean askSlurm(String node, String after) {
+    private void askSlurm(String node, String after) {
         Optional<NodeState> state = states.of(node);
         synchronized (this) {
             Node n = node(node);
             if (state.isEmpty()) {
-                return false;
+                return;
             }
             n.state = state.get();
             if (!n.state.lost() || n.lost) {
-                return false;
+                return;
             }
             n.lost = true;
             LOG.warn("node {} is lost: Slurm says it is {} ({})", node, n.state, after);
-            if (n.avoided != null) {
-                return false;
+            if (n.avoided == null) {
+                avoid(node, n, "Slurm says it is " + n.state + " (" + after + ")");
             }
-            avoid(node, n, "Slurm says it is " + n.state + " (" + after + ")");
-            return true;
         }
     }
 

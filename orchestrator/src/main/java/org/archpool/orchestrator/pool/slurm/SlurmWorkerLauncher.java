@@ -28,8 +28,8 @@ import org.archpool.worker.exec.RemoteIsolation;
  * is still there, including one still waiting in Slurm's queue for its start. With device isolation, the node
  * masks the GPU devices for the worker where its kernel allows it ({@link RemoteIsolation}). Nodes where workers
  * keep failing to start, or that Slurm says are lost after a worker died there, are kept out of later workers'
- * {@code srun} ({@link SlurmNodes}); a start that fails on a node which that failure makes avoided is tried once
- * more at once, on the other nodes, so that a lost node costs no job its retry.
+ * {@code srun} ({@link SlurmNodes}); a start whose failure was a node's is worth another try at once
+ * ({@link #startAgain}), so that a bad node costs no job its retry.
  */
 public final class SlurmWorkerLauncher implements WorkerLauncher {
 
@@ -93,25 +93,17 @@ public final class SlurmWorkerLauncher implements WorkerLauncher {
         return "slurm";
     }
 
-    /**
-     * Starts the worker; when its start fails on a node that the failure makes avoided, starts it once more on the
-     * other nodes, as often as that happens (at most once per node).
-     */
     @Override
     public Worker launch(String workerId) throws WorkerFailedException {
-        while (true) {
-            Worker worker;
-            try {
-                worker = start(workerId);
-            } catch (WorkerFailedException e) {
-                if (e.failure() != WorkerFailure.START || !nodes.startFailed(e.getMessage())) {
-                    throw e;
-                }
-                continue;
-            }
-            nodes.started(worker.host());
-            return worker;
-        }
+        Worker worker = start(workerId);
+        nodes.started(worker.host());
+        return worker;
+    }
+
+    /** A start whose failure Slurm's words tie to a node counts against the node, and is worth another try. */
+    @Override
+    public boolean startAgain(WorkerFailedException failure) {
+        return failure.failure() == WorkerFailure.START && nodes.startFailed(failure.getMessage());
     }
 
     private Worker start(String workerId) throws WorkerFailedException {
