@@ -163,6 +163,9 @@ wait_ready() {
       sleep 0.2
     done
     say "node $node did not come up within 30 s (sinfo says '${state:-nothing}'); see $dir/slurmctld.log and $dir/slurmd*.log"
+    if [ "$node" != localhost ] && [ "$(sysctl -n net.bridge.bridge-nf-call-iptables 2>/dev/null || echo 0)" = 1 ]; then
+      say "this machine passes bridged traffic through its firewall (net.bridge.bridge-nf-call-iptables=1); if its FORWARD chain drops it, allow the cluster's bridge: iptables -I FORWARD -i $bridge -o $bridge -j ACCEPT"
+    fi
     exit 1
   done
 }
@@ -307,6 +310,9 @@ start_cluster() {
     say "--nodes takes a number from 1 to 16, not '$nodes'"
     exit 2
   fi
+  case "${ARCHPOOL_SLURM_NODE_CPUS:-1}" in
+    ''|*[!0-9]*|0) say "ARCHPOOL_SLURM_NODE_CPUS is the CPUs of each node, a number from 1, not '${ARCHPOOL_SLURM_NODE_CPUS}'"; exit 2 ;;
+  esac
   for tool in munged slurmctld slurmd sinfo srun; do
     command -v "$tool" >/dev/null 2>&1 || [ -x "/usr/sbin/$tool" ] || {
       say "$tool not found: install Slurm with scripts/setup-debian.sh --slurm"; exit 1; }
@@ -357,7 +363,11 @@ need_node() {
   [ $# -eq 1 ] || usage
   local n
   n="$(node_count)"
-  if [ "$n" -eq 1 ] || [ ! -f "$count_file" ]; then
+  if [ ! -f "$count_file" ]; then
+    say "$action works on a running cluster of several nodes (start --nodes N), and none runs in $dir"
+    exit 2
+  fi
+  if [ "$n" -eq 1 ]; then
     say "$action works on a cluster of several nodes (start --nodes N); the one in $dir has one node"
     exit 2
   fi

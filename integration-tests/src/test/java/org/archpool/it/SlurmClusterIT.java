@@ -171,7 +171,8 @@ class SlurmClusterIT {
         assertThat(node.path("slurmState").asText()).as(node.toString()).contains("*");
         assertThat(node.path("avoided").asText()).as(node.toString()).contains("Slurm says it is");
         assertThat(node.path("workerDeaths").asInt()).isPositive();
-        assertThat(read(dir.resolve("err.txt"))).contains("node " + lost + " is lost");
+        assertThat(read(dir.resolve("err.txt"))).contains("node " + lost + " is lost")
+                .contains("nodes lost during the build: " + lost + " (Slurm says ");
         // the lost node's jobs end once Slurm has set it down (checked after each test)
     }
 
@@ -216,6 +217,7 @@ class SlurmClusterIT {
                 .contains("2 worker starts in a row failed there").contains("node3: task 0: Exited");
         assertThat(r.path("pool").path("workerEvents").findValuesAsText("reason"))
                 .anyMatch(reason -> reason.contains("Slurm said:") && reason.contains("node3"));
+        assertThat(read(dir.resolve("err.txt"))).contains("no more workers were started on node3");
     }
 
     @Test

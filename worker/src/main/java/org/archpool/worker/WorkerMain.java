@@ -127,10 +127,16 @@ public final class WorkerMain {
     }
 
     /**
-     * The kernel's host name. Not {@code InetAddress.getLocalHost()}: that resolves the name and can stall
+     * Under Slurm the node's name as Slurm knows it ({@code SLURMD_NODENAME}, which may differ from the host name:
+     * {@code node2} against {@code node2.cluster.example}), so that the coordinator can ask Slurm about the node;
+     * else the kernel's host name. Not {@code InetAddress.getLocalHost()}: that resolves the name and can stall
      * for seconds where DNS is unreachable, as on compute nodes.
      */
     private static String hostName() {
+        String slurmNode = System.getenv("SLURMD_NODENAME");
+        if (slurmNode != null && !slurmNode.isBlank()) {
+            return slurmNode.strip();
+        }
         try {
             return Files.readString(Path.of("/proc/sys/kernel/hostname")).strip();
         } catch (IOException e) {

@@ -1,6 +1,8 @@
 package org.archpool.orchestrator.pool;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * What a build saw of one node its workers ran on or tried to start on (under Slurm), for the report.
@@ -17,4 +19,25 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record NodeSummary(String node, int workersStarted, int workerDeaths, int failedStarts, String slurmState,
                           boolean lost, String avoided) {
+
+    /**
+     * One sentence naming the nodes that were lost or avoided, for the end of a build
+     * ({@code nodes lost: node2 (down* (Not responding)); avoided: node2, node3}); null when there were none.
+     */
+    public static String line(List<NodeSummary> nodes) {
+        List<String> lost = nodes.stream().filter(NodeSummary::lost)
+                .map(n -> n.node() + " (Slurm says " + n.slurmState() + ")").toList();
+        List<String> avoided = nodes.stream().filter(n -> n.avoided() != null).map(NodeSummary::node).toList();
+        if (lost.isEmpty() && avoided.isEmpty()) {
+            return null;
+        }
+        List<String> parts = new ArrayList<>();
+        if (!lost.isEmpty()) {
+            parts.add("nodes lost during the build: " + String.join(", ", lost));
+        }
+        if (!avoided.isEmpty()) {
+            parts.add("no more workers were started on " + String.join(", ", avoided));
+        }
+        return String.join("; ", parts) + " (why: pool.nodes in the report)";
+    }
 }

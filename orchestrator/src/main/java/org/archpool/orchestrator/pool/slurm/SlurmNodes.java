@@ -45,6 +45,7 @@ final class SlurmNodes {
 
     private final NodeStates states;
     private final Map<String, Node> nodes = new LinkedHashMap<>();
+    private final List<String> avoided = new ArrayList<>();
 
     SlurmNodes(NodeStates states) {
         this.states = states;
@@ -52,13 +53,7 @@ final class SlurmNodes {
 
     /** The nodes avoided so far, in the order they were. */
     synchronized List<String> avoided() {
-        List<String> avoided = new ArrayList<>();
-        nodes.forEach((name, node) -> {
-            if (node.avoided != null) {
-                avoided.add(name);
-            }
-        });
-        return avoided;
+        return List.copyOf(avoided);
     }
 
     /** A worker said hello from {@code node}. */
@@ -161,6 +156,7 @@ final class SlurmNodes {
 
     private void avoid(String name, Node node, String why) {
         node.avoided = why;
+        avoided.add(name);
         LOG.warn("no more workers of this build start on node {}: {}", name, why);
     }
 

@@ -19,6 +19,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
+import org.archpool.orchestrator.pool.NodeSummary;
 import org.archpool.orchestrator.pool.Worker;
 import org.archpool.orchestrator.pool.WorkerFailedException;
 import org.archpool.orchestrator.pool.WorkerFailure;
@@ -188,5 +189,132 @@ class SlurmWorkerLauncherTest {
     private static boolean waitsForHello(Thread thread) {
         return thread != null && Arrays.stream(thread.getStackTrace()).anyMatch(frame ->
                 frame.getClassName().equals(WorkerHandshake.class.getName()) && frame.getMethodName().equals("await"));
+    }
+
+    /**
+     * Fails its first two starts as Slurm does when it cannot reach node2's slurmd, then starts the worker; records
+     * each invocation's arguments in {@code srun.args.N}.
+     */
+    private static final String FAILS_TWICE_ON_NODE2 = """
+            n=$(cat "$0.count" 2>/dev/null || echo 0)
+            n=$((n + 1))
+            echo "$n" > "$0.count"
+            printf '%s\\n' "$@" > "$0.args.$n"
+            if [ "$n" -le 2 ]; then
+              echo "srun: error: Task launch for StepId=1.$n failed on node node2: Communication connection failure" >&2
+              echo 'srun: error: Application launch failed: Communication connection failure' >&2
+              exit 1
+            fi
+            """ + STARTS_THE_WORKER;
+
+    private SlurmWorkerLauncher launcher(Path srun, NodeStates states) {
+        SlurmConfig config = new SlurmConfig(srun.toString(), "scancel", "squeue", "sinfo", null, null, List.of(), 2,
+                "t", "someone");
+        return new SlurmWorkerLauncher(spec(Duration.ofSeconds(30)), config, cancelled::add, Optional.empty(),
+                states);
+    }
+
+    /** Launches {@code workerId}, which must fail to start; returns the failure. */
+    private static WorkerFailedException failedLaunch(SlurmWorkerLauncher launcher, String workerId) {
+        AtomicReference<WorkerFailedException> failure = new AtomicReference<>();
+        assertThatThrownBy(() -> launcher.launch(workerId))
+                .isInstanceOfSatisfying(WorkerFailedException.class, e -> {
+                    assertThat(e.failure()).isEqualTo(WorkerFailure.START);
+                    failure.set(e);
+                })
+                .hasMessageContaining("failed on node node2");
+        return failure.get();
+    }
+
+    private static NodeSummary node2(SlurmWorkerLauncher launcher) {
+        return launcher.nodes().stream().filter(n -> n.node().equals("node2")).findFirst().orElseThrow();
+    }
+
+    @Test
+    void aStartThatFailedOnANodeIsWorthAnotherAndTheSecondInARowKeepsLaterStartsOffTheNode() throws Exception {
+        Path srun = fakeSrun(FAILS_TWICE_ON_NODE2);
+        try (SlurmWorkerLauncher launcher = launcher(srun, node -> Optional.empty())) {
+            WorkerFailedException first = failedLaunch(launcher, "w1");
+            assertThat(Files.readString(dir.resolve("srun.count")).strip()).as("the launch itself does not retry")
+                    .isEqualTo("1");
+            assertThat(launcher.startAgain(first)).as("Slurm's words name node2: a start elsewhere may work")
+                    .isTrue();
+            assertThat(node2(launcher)).satisfies(n -> {
+                assertThat(n.failedStarts()).isEqualTo(1);
+                assertThat(n.avoided()).as("one failed start is not enough to avoid it").isNull();
+            });
+
+            WorkerFailedException second = failedLaunch(launcher, "w1.2");
+            assertThat(Files.readString(dir.resolve("srun.count")).strip()).isEqualTo("2");
+            assertThat(launcher.startAgain(second)).isTrue();
+            assertThat(node2(launcher)).satisfies(n -> {
+                assertThat(n.failedStarts()).isEqualTo(2);
+                assertThat(n.workersStarted()).isZero();
+                assertThat(n.avoided()).isNotNull().contains("2 worker starts in a row failed there");
+            });
+
+            try (Worker worker = launcher.launch("w1.3")) {
+                assertThat(worker.id()).isEqualTo("w1.3");
+                assertThat(worker.isAlive()).isTrue();
+                assertThat(launcher.nodes()).filteredOn(n -> n.node().equals(worker.host()))
+                        .extracting(NodeSummary::workersStarted).containsExactly(1);
+            }
+        }
+        assertThat(Files.readString(dir.resolve("srun.count")).strip()).as("srun invocations").isEqualTo("3");
+        assertThat(Files.readAllLines(dir.resolve("srun.args.1"))).noneMatch(a -> a.startsWith("--exclude"))
+                .contains("--job-name=archpool.t.w1");
+        assertThat(Files.readAllLines(dir.resolve("srun.args.2"))).noneMatch(a -> a.startsWith("--exclude"))
+                .contains("--job-name=archpool.t.w1.2");
+        List<String> third = Files.readAllLines(dir.resolve("srun.args.3"));
+        assertThat(third).contains("--exclude=node2", "--job-name=archpool.t.w1.3");
+        assertThat(third.indexOf("--exclude=node2")).isLessThan(third.indexOf("env"));
+    }
+
+    @Test
+    void aStartFailureThatNamesNoNodeOrIsNoStartIsNotWorthAnother() throws Exception {
+        Path srun = fakeSrun("""
+                echo 'srun: error: Unable to allocate resources: Invalid partition name specified' >&2
+                exit 1
+                """);
+        try (SlurmWorkerLauncher launcher = launcher(srun, node -> Optional.empty())) {
+            AtomicReference<WorkerFailedException> failure = new AtomicReference<>();
+            assertThatThrownBy(() -> launcher.launch("w1")).isInstanceOfSatisfying(WorkerFailedException.class,
+                    failure::set);
+            assertThat(launcher.startAgain(failure.get())).as("no node named").isFalse();
+            assertThat(launcher.startAgain(new WorkerFailedException(WorkerFailure.EXIT,
+                    "srun: error: Node failure on node2"))).as("not a start failure").isFalse();
+            assertThat(launcher.nodes()).isEmpty();
+        }
+    }
+
+    @Test
+    void aNodeSlurmCallsLostAfterAWorkerDiedThereGetsNoMoreWorkers() throws Exception {
+        Path srun = fakeSrun(STARTS_THE_WORKER);
+        List<String> asked = Collections.synchronizedList(new ArrayList<>());
+        NodeStates down = node -> {
+            asked.add(node);
+            return Optional.of(new NodeState("down*", "Not responding"));
+        };
+        try (SlurmWorkerLauncher launcher = launcher(srun, down)) {
+            String host;
+            try (Worker worker = launcher.launch("w1")) {
+                host = worker.host();
+                assertThat(host).isNotBlank();
+                assertThat(Files.readAllLines(dir.resolve("srun.args"))).noneMatch(a -> a.startsWith("--exclude"));
+                launcher.workerDied(worker, WorkerFailure.HANG, "worker w1 stopped answering");
+            }
+            assertThat(asked).containsExactly(host);
+            try (Worker worker = launcher.launch("w1.2")) {
+                assertThat(Files.readAllLines(dir.resolve("srun.args"))).contains("--exclude=" + host);
+            }
+            assertThat(launcher.nodes()).singleElement().satisfies(n -> {
+                assertThat(n.node()).isEqualTo(host);
+                assertThat(n.workerDeaths()).isEqualTo(1);
+                assertThat(n.lost()).isTrue();
+                assertThat(n.slurmState()).isEqualTo("down* (Not responding)");
+                assertThat(n.avoided()).isNotNull().contains("Slurm says it is down* (Not responding)")
+                        .contains("worker w1 stopped answering");
+            });
+        }
     }
 }

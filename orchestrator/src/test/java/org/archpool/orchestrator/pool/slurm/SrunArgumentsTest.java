@@ -75,4 +75,52 @@ class SrunArgumentsTest {
         assertThat(SrunArguments.refusal(List.of())).isNull();
         assertThat(SrunArguments.refusal(List.of("--mem-per-cpu=2G", "--time=10"))).isNull();
     }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+        // every spelling srun reads: --exclude=LIST, --exclude LIST, an abbreviation, -x LIST, -xLIST
+        "--exclude=node7         | node7",
+        "--exclude node7         | node7",
+        "--exclud=n1             | n1",
+        "--exclud n1             | n1",
+        "-x n1                   | n1",
+        "-xnode[1-3]             | node[1-3]",
+        "-x node[1-3],node9      | node[1-3],node9",
+        "--exclude=node[01-04]   | node[01-04]"})
+    void anExcludedListIsTakenOutOfTheArguments(String args, String excluded) {
+        SrunArguments.Split split = SrunArguments.excludes(List.of(args.split(" ")));
+        assertThat(split.excluded()).containsExactly(excluded);
+        assertThat(split.rest()).isEmpty();
+    }
+
+    @Test
+    void otherArgumentsStayInTheirOrder() {
+        List<String> others = List.of("--exclusive", "--exact", "--export=ALL", "--nodelist=n1", "--mem-per-cpu=2G",
+                "--exclu", "-N1", "-Cgpu");
+        SrunArguments.Split split = SrunArguments.excludes(others);
+        assertThat(split.excluded()).isEmpty();
+        assertThat(split.rest()).containsExactlyElementsOf(others);
+    }
+
+    @Test
+    void everyExcludedListIsKeptInOrderAndTheRestAroundThem() {
+        SrunArguments.Split split = SrunArguments.excludes(List.of("--exclusive", "--exclude=node7", "--exact",
+                "--exclude", "node8", "--export=ALL", "-x", "n1", "--nodelist=n1", "-xnode[1-3]", "--exclud=n2",
+                "--mem-per-cpu=2G"));
+        assertThat(split.excluded()).containsExactly("node7", "node8", "n1", "node[1-3]", "n2");
+        assertThat(split.rest()).containsExactly("--exclusive", "--exact", "--export=ALL", "--nodelist=n1",
+                "--mem-per-cpu=2G");
+    }
+
+    @Test
+    void anEmptyExcludedListIsDropped() {
+        SrunArguments.Split split = SrunArguments.excludes(List.of("--exclude=", "--time=10"));
+        assertThat(split.excluded()).isEmpty();
+        assertThat(split.rest()).containsExactly("--time=10");
+    }
+
+    @Test
+    void noArgumentsExcludeNothing() {
+        assertThat(SrunArguments.excludes(List.of())).isEqualTo(new SrunArguments.Split(List.of(), List.of()));
+    }
 }

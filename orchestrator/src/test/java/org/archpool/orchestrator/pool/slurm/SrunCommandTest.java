@@ -85,4 +85,44 @@ class SrunCommandTest {
         assertThat(argv.subList(env + 5, argv.size())).isEqualTo(WORKER);
         assertThat(argv).containsOnlyOnce("env");
     }
+
+    @Test
+    void withoutExcludedOrAvoidedNodesThereIsNoExclude() {
+        assertThat(argv(config("1234", "gpu", List.of("--mem-per-cpu=2G", "--exclusive"))))
+                .noneMatch(a -> a.startsWith("--exclude") || a.equals("-x"));
+    }
+
+    @Test
+    void theUsersExcludedNodesAndTheAvoidedOnesAreOneExcludeBeforeEnv() {
+        SlurmConfig config = config("1234", null, List.of("--mem-per-cpu=2G", "-x", "node7", "--time=10"));
+        List<String> argv = SrunCommand.argv(config, "archpool.t.w1", STDERR, WORKER, List.of("node2", "node3"));
+        assertThat(argv).filteredOn(a -> a.startsWith("--exclude")).containsExactly("--exclude=node7,node2,node3");
+        assertThat(argv).doesNotContain("-x", "node7");
+        assertThat(argv.subList(argv.indexOf("--open-mode=append"), argv.indexOf("env") + 1)).containsExactly(
+                "--open-mode=append", "--mem-per-cpu=2G", "--time=10", "--exclude=node7,node2,node3", "env");
+    }
+
+    @Test
+    void everyExcludeTheUserGaveIsMergedIntoOne() {
+        SlurmConfig config = config(null, null, List.of("--exclude=node7", "-xnode[8-9]", "--exclude", "gpu1"));
+        List<String> argv = SrunCommand.argv(config, "archpool.t.w1", STDERR, WORKER, List.of("node2"));
+        assertThat(argv).filteredOn(a -> a.startsWith("--exclude") || a.startsWith("-x"))
+                .containsExactly("--exclude=node7,node[8-9],gpu1,node2");
+        assertThat(argv).doesNotContain("gpu1");
+    }
+
+    @Test
+    void theAvoidedNodesAloneAreAnExcludeBeforeEnv() {
+        List<String> argv = SrunCommand.argv(config(null, null, List.of()), "archpool.t.w1", STDERR, WORKER,
+                List.of("node2"));
+        assertThat(argv).filteredOn(a -> a.startsWith("--exclude")).containsExactly("--exclude=node2");
+        assertThat(argv.indexOf("--exclude=node2")).isEqualTo(argv.indexOf("env") - 1);
+    }
+
+    @Test
+    void theUsersExcludeAloneIsPassedAsOne() {
+        List<String> argv = argv(config(null, null, List.of("-x", "node7")));
+        assertThat(argv).filteredOn(a -> a.startsWith("--exclude")).containsExactly("--exclude=node7");
+        assertThat(argv).doesNotContain("-x", "node7");
+    }
 }
