@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.archpool.testing.RequiredTool;
 import org.awaitility.core.ConditionTimeoutException;
@@ -92,12 +93,20 @@ final class Slurm {
     }
 
     static String run(String... command) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        return run(Map.of(), Duration.ofSeconds(30), command);
+    }
+
+    /** Runs a command with {@code env} added to the test's environment; its stdout and stderr. */
+    static String run(Map<String, String> env, Duration within, String... command)
+            throws IOException, InterruptedException {
+        ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
+        pb.environment().putAll(env);
+        Process p = pb.start();
         p.getOutputStream().close();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        if (!p.waitFor(30, TimeUnit.SECONDS)) {
+        if (!p.waitFor(within.toMillis(), TimeUnit.MILLISECONDS)) {
             p.destroyForcibly();
-            throw new AssertionError(String.join(" ", command) + " did not finish in 30 s");
+            throw new AssertionError(String.join(" ", command) + " did not finish in " + within.toSeconds() + " s");
         }
         return out;
     }

@@ -142,20 +142,7 @@ final class SlurmCluster {
 
     /** Runs one of Slurm's commands against this cluster; its stdout and stderr. */
     String run(String... command) throws IOException, InterruptedException {
-        return run(Map.of(), command);
-    }
-
-    String run(Map<String, String> env, String... command) throws IOException, InterruptedException {
-        ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
-        pb.environment().put("SLURM_CONF", conf().toString());
-        pb.environment().putAll(env);
-        Process p = pb.start();
-        p.getOutputStream().close();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        if (!p.waitFor(180, TimeUnit.SECONDS)) {
-            p.destroyForcibly();
-            throw new AssertionError(String.join(" ", command) + " did not finish in 180 s");
-        }
-        return out;
+        // sbatch --wait lasts as long as its job
+        return Slurm.run(Map.of("SLURM_CONF", conf().toString()), Duration.ofMinutes(3), command);
     }
 }

@@ -10,7 +10,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
@@ -115,7 +114,7 @@ class SlurmClusterIT {
         manifest(12, "0.3");
         String archpool = Archpool.home().resolve("bin/archpool") + " build " + dir.resolve("archpool.json")
                 + " --arch 90 --launcher slurm --no-cache --report " + dir.resolve("r.json");
-        String submitted = cluster.run(Map.of(), "sbatch", "--wait", "--parsable", "--nodes=3",
+        String submitted = cluster.run("sbatch", "--wait", "--parsable", "--nodes=3",
                 "--ntasks-per-node=2", "--job-name=archpool-it", "--chdir=" + dir,
                 "--output=" + dir.resolve("out.txt"), "--wrap", archpool);
         String allocation = submitted.lines().reduce((a, b) -> b).orElseThrow().strip();

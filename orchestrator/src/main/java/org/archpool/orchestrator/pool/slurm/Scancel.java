@@ -1,12 +1,8 @@
 package org.archpool.orchestrator.pool.slurm;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import org.archpool.orchestrator.tool.ToolOutput;
 import org.archpool.orchestrator.tool.ToolRunner;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Cancels workers with Slurm's own commands. A worker that is a job of its own is cancelled by name
@@ -17,9 +13,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class Scancel implements StepCanceller {
 
-    private static final Logger LOG = LoggerFactory.getLogger(Scancel.class);
-    /** Slurm's commands answer in milliseconds; a controller that does not answer in this time is down. */
-    static final Duration TIMEOUT = Duration.ofSeconds(15);
 
     private final SlurmConfig config;
     private final ToolRunner runner;
@@ -54,17 +47,7 @@ public final class Scancel implements StepCanceller {
         return ids;
     }
 
-    /** Runs a Slurm command; returns its stdout, or "" when it failed (which is logged). */
     private String run(List<String> command) {
-        ToolOutput out = runner.run(command, TIMEOUT);
-        if (out.status() != ToolOutput.Status.EXITED) {
-            LOG.warn("{}: {}", String.join(" ", command), out.problem());
-            return "";
-        }
-        if (out.exitCode() != 0) {
-            LOG.warn("{} exited with status {}: {}", String.join(" ", command), out.exitCode(), out.stderr().strip());
-            return "";
-        }
-        return out.stdout();
+        return SlurmCommand.stdout(runner, command).orElse("");
     }
 }

@@ -1,14 +1,11 @@
 package org.archpool.orchestrator.pool.slurm;
 
+import static org.archpool.orchestrator.pool.slurm.FakeTools.exited;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 
-import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.function.Function;
 import org.archpool.orchestrator.tool.ToolOutput;
-import org.archpool.orchestrator.tool.ToolRunner;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -24,28 +21,6 @@ class ScancelTest {
             777.extern extern
             """;
 
-    /** Records every command and answers with {@code answer}. */
-    private static final class FakeTools implements ToolRunner {
-        final List<List<String>> commands = new ArrayList<>();
-        final List<Duration> timeouts = new ArrayList<>();
-        final Function<List<String>, ToolOutput> answer;
-
-        FakeTools(Function<List<String>, ToolOutput> answer) {
-            this.answer = answer;
-        }
-
-        @Override
-        public ToolOutput run(List<String> command, Duration timeout) {
-            commands.add(command);
-            timeouts.add(timeout);
-            return answer.apply(command);
-        }
-    }
-
-    private static ToolOutput exited(List<String> command, int code, String stdout, String stderr) {
-        return new ToolOutput(command, ToolOutput.Status.EXITED, code, stdout, stderr, 3, null);
-    }
-
     private static ToolOutput ok(List<String> command) {
         return exited(command, 0, command.get(0).equals("squeue") ? SQUEUE_STEPS : "", "");
     }
@@ -59,7 +34,7 @@ class ScancelTest {
         FakeTools tools = new FakeTools(ScancelTest::ok);
         new Scancel(config(null), tools).cancel("archpool.t.w1");
         assertThat(tools.commands).containsExactly(List.of("scancel", "--name=archpool.t.w1", "--user=someone"));
-        assertThat(tools.timeouts).containsOnly(Scancel.TIMEOUT);
+        assertThat(tools.timeouts).containsOnly(SlurmCommand.TIMEOUT);
     }
 
     @Test

@@ -1,41 +1,16 @@
 package org.archpool.orchestrator.pool.slurm;
 
+import static org.archpool.orchestrator.pool.slurm.FakeTools.exited;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.function.Function;
 import org.archpool.orchestrator.tool.ToolOutput;
-import org.archpool.orchestrator.tool.ToolRunner;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /** How {@link Sinfo} asks Slurm for a node's state, with {@code sinfo} faked. */
 class SinfoTest {
-
-    /** Records every command and answers with {@code answer}. */
-    private static final class FakeTools implements ToolRunner {
-        final List<List<String>> commands = new ArrayList<>();
-        final List<Duration> timeouts = new ArrayList<>();
-        final Function<List<String>, ToolOutput> answer;
-
-        FakeTools(Function<List<String>, ToolOutput> answer) {
-            this.answer = answer;
-        }
-
-        @Override
-        public ToolOutput run(List<String> command, Duration timeout) {
-            commands.add(command);
-            timeouts.add(timeout);
-            return answer.apply(command);
-        }
-    }
-
-    private static ToolOutput exited(List<String> command, int code, String stdout, String stderr) {
-        return new ToolOutput(command, ToolOutput.Status.EXITED, code, stdout, stderr, 3, null);
-    }
 
     @Test
     void theNodesStateIsAskedForWithItsReason() {
@@ -44,7 +19,7 @@ class SinfoTest {
                 .contains(new NodeState("down*", "Not responding"));
         assertThat(tools.commands).containsExactly(
                 List.of("/slurm/bin/sinfo", "--noheader", "--Node", "--nodes=node2", "--format=%T|%E"));
-        assertThat(tools.timeouts).containsOnly(Scancel.TIMEOUT);
+        assertThat(tools.timeouts).containsOnly(SlurmCommand.TIMEOUT);
     }
 
     @Test
