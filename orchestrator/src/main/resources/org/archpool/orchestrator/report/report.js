@@ -133,12 +133,22 @@
       return e.worker + ' ' + String(e.event).replace(/_/g, ' ') + ' at ' + ms(e.atMs) +
         (e.cause ? ' [' + e.cause + ']' : '') + (e.reason ? ': ' + e.reason : '');
     });
+    /* under Slurm: what the build saw of each node, the lost and avoided ones first */
+    var nodes = (pool.nodes || []).slice().sort(function (a, b) {
+      return (b.lost || b.avoided ? 1 : 0) - (a.lost || a.avoided ? 1 : 0);
+    }).map(function (n) {
+      return n.node + ': ' + n.workersStarted + ' worker' + (n.workersStarted === 1 ? '' : 's') + ' started, ' +
+        n.workerDeaths + ' died, ' + n.failedStarts + ' failed to start' +
+        (n.lost ? '; lost (Slurm says ' + n.slurmState + ')' : '') +
+        (n.avoided ? '; no more workers started there: ' + n.avoided : '');
+    });
     var started = R.startedAt ? new Date(R.startedAt) : null;
     append(clear(sec), [h('h2', { id: 'h-summary' }, 'Summary'), cards, h('div', { 'class': 'columns' }, [facts(
       targetRows), facts([
       ['Started', R.startedAt ? R.startedAt + (started && !isNaN(started) ? ' (' + started.toLocaleString() + ')' : '') : null],
       ['Pool', shape],
       ['Worker events', events.length ? list(events) : null],
+      ['Nodes', nodes.length ? list(nodes) : null],
       ['Log directory', pool.logDir ? h('code', {}, pool.logDir) : null],
       ['Manifest', R.manifest ? h('code', {}, R.manifest) : null],
       ['archpool', (R.archpoolVersion || '?') + ', report schema ' + R.schemaVersion]

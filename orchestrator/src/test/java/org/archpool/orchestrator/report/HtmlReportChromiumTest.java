@@ -18,6 +18,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.IntStream;
 import org.archpool.orchestrator.arch.Resolution;
+import org.archpool.orchestrator.pool.NodeSummary;
 import org.archpool.orchestrator.schedule.JobOutcome;
 import org.archpool.protocol.Platform;
 import org.archpool.testing.RequiredTool;
@@ -163,6 +164,32 @@ class HtmlReportChromiumTest {
     }
 
     /** The checks above would see a script that breaks: this one makes sure they can. */
+    @Test
+    void aSlurmBuildListsItsNodesTheLostOneFirst() throws Exception {
+        BuildReport sample = HtmlReportWriterTest.sampleReport();
+        BuildReport.Pool local = sample.pool();
+        BuildReport.Pool slurm = new BuildReport.Pool(local.mode(), "slurm", local.workers(), local.buildParallelism(),
+                local.retries(), local.keepGoing(), local.logDir(), local.workerEvents(), local.deviceIsolation(),
+                List.of(new NodeSummary("node1", 2, 0, 0, null, false, null),
+                        new NodeSummary("node2", 2, 2, 0, "allocated* (Not responding)", true,
+                                "Slurm says it is allocated* (Not responding) (worker death: hung)")));
+        BuildReport report = new BuildReport(sample.schemaVersion(), sample.archpoolVersion(), sample.manifest(),
+                sample.startedAt(), sample.durationMs(), sample.exitCode(), sample.gpuTargets(), slurm,
+                sample.outcomes(), sample.cache(), sample.schedule(), sample.jobs());
+        Path page = dir.resolve("report.html");
+        new HtmlReportWriter().write(report, page);
+
+        Dump dump = open(page, "");
+
+        dump.assertClean();
+        String lost = "node2: 2 workers started, 2 died, 0 failed to start; lost (Slurm says allocated* (Not"
+                + " responding)); no more workers started there: Slurm says it is allocated* (Not responding)"
+                + " (worker death: hung)";
+        assertThat(dump.dom).contains(lost, "node1: 2 workers started, 0 died, 0 failed to start");
+        assertThat(dump.dom.indexOf(lost)).as("the lost node first")
+                .isLessThan(dump.dom.indexOf("node1: 2 workers started"));
+    }
+
     @Test
     void seesAnErrorInThePage() throws Exception {
         String html = HtmlReportWriterTest.render(new HtmlReportWriter(), HtmlReportWriterTest.sampleReport());
