@@ -134,7 +134,7 @@ class SlurmClusterIT {
 
     @Test
     void aLostNodesJobsAreRetriedOnTheOtherNodesAndTheReportNamesIt() throws Exception {
-        manifest(8, "3");
+        manifest(6, "2");
         Path report = dir.resolve("r.json");
         // the user keeps workers off node1: both start on node2 (or one on node3); the lost node's retries then
         // go where neither the user's --exclude nor the lost node is
@@ -156,7 +156,7 @@ class SlurmClusterIT {
         }
         assertThat(coordinator.exitValue()).as(read(dir.resolve("err.txt"))).isZero();
         JsonNode r = ReportSchema.assertValid(report);
-        assertThat(r.path("outcomes").path("succeeded").asInt()).isEqualTo(8);
+        assertThat(r.path("outcomes").path("succeeded").asInt()).isEqualTo(6);
         List<JsonNode> retried = StreamSupport.stream(r.path("jobs").spliterator(), false)
                 .filter(j -> j.path("attempts").asInt() == 2).toList();
         assertThat(retried).as("the jobs that ran on the lost node").isNotEmpty();
@@ -225,7 +225,7 @@ class SlurmClusterIT {
         Path report = dir.resolve("r.json");
         List<String> command = List.of(Archpool.home().resolve("bin/archpool").toString(), "build", "archpool.json",
                 "--arch", "90", "-j2", "-k", "--launcher", "slurm", "--no-cache", "--retries", "1",
-                "--worker-start-timeout", "20s", "--report", report.toString());
+                "--heartbeat-timeout", "5s", "--worker-start-timeout", "10s", "--report", report.toString());
         Process coordinator = start(command);
         try {
             await().atMost(Duration.ofSeconds(60)).until(() -> cluster.archpoolJobs().stream()
