@@ -33,7 +33,6 @@ import org.archpool.orchestrator.output.LogFolderLock;
 import org.archpool.orchestrator.output.LogLayout;
 import org.archpool.orchestrator.output.OutputPathException;
 import org.archpool.orchestrator.output.OutputPaths;
-import org.archpool.orchestrator.pool.NodeSummary;
 import org.archpool.orchestrator.pool.WorkerLauncher;
 import org.archpool.orchestrator.pool.WorkerPool;
 import org.archpool.orchestrator.report.BuildReport;
@@ -336,11 +335,7 @@ public final class BuildSession {
             scheduling.save();
             SessionReport.pruneCache(settings, cacheFolder, stderr);
             OutputWriteException notWritten = SessionReport.write(outputs, report, registry, progress);
-            String nodes = report.pool() == null || report.pool().nodes() == null ? null
-                    : NodeSummary.line(report.pool().nodes());
-            if (nodes != null) {
-                stderr.line("archpool: " + nodes + ".");
-            }
+            SessionReport.nameLostNodes(report, stderr);
             if (exitCode == NO_WORKER_EXIT_CODE) {
                 stderr.line("archpool: no worker could start, so no job ran (each is crashed in the report): "
                         + noWorker + ". Fix what the worker's JVM says (ARCHPOOL_WORKER_JAVA_OPTS, the Java runtime,"

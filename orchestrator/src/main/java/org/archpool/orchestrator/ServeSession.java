@@ -217,6 +217,7 @@ public final class ServeSession {
                 service.bye(notWritten == null ? reportFile.toString() : null,
                         notWritten == null ? null : notWritten.getMessage());
                 transport.finish(FAREWELL_GRACE);
+                SessionReport.nameLostNodes(report, stderr);
                 stderr.line("archpool serve: " + outcomes.size() + " job(s) ran " + counts + "; report: "
                         + (notWritten == null ? reportFile : "not written: " + notWritten.getMessage()));
                 interrupt.outputsWritten(notWritten == null ? null : notWritten.getMessage());

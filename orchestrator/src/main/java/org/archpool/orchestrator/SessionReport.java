@@ -20,6 +20,7 @@ import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.archpool.orchestrator.pool.NodeSummary;
 import org.archpool.orchestrator.pool.WorkerPool;
 import org.archpool.orchestrator.report.BuildReport;
 import org.archpool.orchestrator.report.OutputProgress;
@@ -59,6 +60,14 @@ final class SessionReport {
                         .map(t -> new BuildReport.TargetEntry(t.resolution(), t.checked())).toList(),
                 facts, counts, summary, schedule,
                 outcomes);
+    }
+
+    /** Under Slurm, names on {@code stderr} the nodes the session lost or kept its workers off, if any. */
+    static void nameLostNodes(BuildReport report, ConsoleOutput stderr) {
+        String nodes = NodeSummary.line(report.pool().nodes());
+        if (nodes != null) {
+            stderr.line("archpool: " + nodes + ".");
+        }
     }
 
     /**

@@ -21,8 +21,9 @@ public record NodeSummary(String node, int workersStarted, int workerDeaths, int
                           boolean lost, String avoided) {
 
     /**
-     * One sentence naming the nodes that were lost or avoided, for the end of a build
-     * ({@code nodes lost: node2 (down* (Not responding)); avoided: node2, node3}); null when there were none.
+     * One sentence naming the nodes that were lost or avoided, for the end of a build ({@code nodes lost during the
+     * build: node2 (Slurm says down* (Not responding)); no more workers were started on node2, node3 (why: pool.nodes
+     * in the report)}); null when there were none.
      */
     public static String line(List<NodeSummary> nodes) {
         List<String> lost = nodes.stream().filter(NodeSummary::lost)

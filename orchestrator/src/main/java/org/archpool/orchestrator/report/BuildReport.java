@@ -103,6 +103,10 @@ public record BuildReport(
                        String logDir, List<WorkerEvent> workerEvents, String deviceIsolation,
                        @JsonInclude(JsonInclude.Include.NON_EMPTY) List<NodeSummary> nodes) {
 
+        public Pool {
+            nodes = nodes == null ? List.of() : List.copyOf(nodes);
+        }
+
         /** Where workers ran on this machine: no nodes. */
         public Pool(String mode, String launcher, int workers, int buildParallelism, int retries, boolean keepGoing,
                     String logDir, List<WorkerEvent> workerEvents, String deviceIsolation) {

@@ -13,7 +13,6 @@ import org.archpool.orchestrator.tool.ToolRunner;
  */
 public final class Scancel implements StepCanceller {
 
-
     private final SlurmConfig config;
     private final ToolRunner runner;
 

@@ -19,7 +19,8 @@ public final class Sinfo implements NodeStates {
     @Override
     public Optional<NodeState> of(String node) {
         // one line per partition the node is in; its state is the same in each
-        return SlurmCommand.stdout(runner, List.of(sinfo, "--noheader", "--Node", "--nodes=" + node, "--format=%T|%E"))
+        List<String> command = List.of(sinfo, "--noheader", "--Node", "--nodes=" + node, "--format=%T|%E");
+        return SlurmCommand.stdout(runner, command)
                 .flatMap(out -> out.lines().map(NodeState::parse).filter(s -> s != null).findFirst());
     }
 }

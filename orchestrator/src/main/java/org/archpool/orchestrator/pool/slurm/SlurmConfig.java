@@ -21,8 +21,8 @@ import java.util.Objects;
  *                    that exactly these can be cancelled
  * @param user        the user whose jobs are cancelled by name
  */
-public record SlurmConfig(String srun, String scancel, String squeue, String sinfo, String allocation, String partition,
-                          List<String> extraArgs, int cpusPerTask, String buildTag, String user) {
+public record SlurmConfig(String srun, String scancel, String squeue, String sinfo, String allocation,
+                          String partition, List<String> extraArgs, int cpusPerTask, String buildTag, String user) {
 
     /** The environment variable Slurm sets in an allocation (sbatch, salloc) to its job id. */
     public static final String JOB_ID_VARIABLE = "SLURM_JOB_ID";
@@ -46,8 +46,8 @@ public record SlurmConfig(String srun, String scancel, String squeue, String sin
     /** Slurm's programs from the PATH; inside an allocation when {@code environment} names one. */
     public static SlurmConfig of(Map<String, String> environment, String partition, List<String> extraArgs,
                                  int cpusPerTask, String buildTag, String user) {
-        return new SlurmConfig("srun", "scancel", "squeue", "sinfo", environment.get(JOB_ID_VARIABLE), partition, extraArgs,
-                cpusPerTask, buildTag, user);
+        return new SlurmConfig("srun", "scancel", "squeue", "sinfo", environment.get(JOB_ID_VARIABLE), partition,
+                extraArgs, cpusPerTask, buildTag, user);
     }
 
     /** Whether workers are steps of the coordinator's allocation (rather than jobs of their own). */

@@ -56,8 +56,11 @@ final class SlurmNodes {
         return List.copyOf(avoided);
     }
 
-    /** A worker said hello from {@code node}. */
+    /** A worker said hello from {@code node} (null: it did not say where; nothing is recorded). */
     synchronized void started(String node) {
+        if (node == null) {
+            return;
+        }
         Node n = node(node);
         n.started++;
         n.failedInARow = 0;

@@ -306,4 +306,11 @@ class SlurmNodesTest {
         assertThat(node2.avoided()).startsWith("2 worker starts in a row failed there");
         assertThat(nodes.avoided()).containsExactly("node2");
     }
+
+    @Test
+    void aStartFromNoKnownNodeIsNotRecorded() {
+        SlurmNodes nodes = new SlurmNodes(SLURM_KNOWS_NOTHING);
+        nodes.started(null);
+        assertThat(nodes.summary()).isEmpty();
+    }
 }
