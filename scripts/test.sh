@@ -1,27 +1,90 @@
 #!/usr/bin/env bash
-# Runs every test on a fresh Debian/Ubuntu machine, as CI does: installs the system packages the tests need
-# (scripts/setup-debian.sh --hip --browser --slurm --nginx: CMake, Ninja, clang, python3 with venv and pytest,
-# binutils, Debian's ROCm and LLVM 19, chromium, Slurm and munge, nginx; nvcc must come with the machine), starts the
-# services they need (a one-node Slurm cluster and one of 3 nodes, scripts/slurm-local.sh; a remote build cache on 127.0.0.1,
-# scripts/nginx-cache.sh, whose URL the tests find in ARCHPOOL_TEST_REMOTE_CACHE), installs CMake 4 from the cmake
-# wheel beside the system's (scripts/cmake4.sh, found by the tests in ARCHPOOL_TEST_CMAKE4), runs `mvn -B verify` (unit tests,
-# then the integration tests against the built distribution), then the Python client's tests against its platform
-# wheel installed in a fresh virtual environment with no Java on the PATH (scripts/test-python.sh), and stops what it
-# started, however the tests end.
-# It stops at the first part that fails, with that part's exit status.
+# Runs every test on a fresh Debian/Ubuntu machine, as CI does, in five parts, each timed:
+#   packages     installs the system packages the tests need (scripts/setup-debian.sh --hip --browser --slurm
+#                --nginx: CMake, Ninja, clang, python3 with venv and pytest, binutils, Debian's ROCm and LLVM 19,
+#                chromium, Slurm and munge, nginx; nvcc must come with the machine)
+#   services     starts the services the tests need: a one-node Slurm cluster and one of 3 nodes
+#                (scripts/slurm-local.sh), a remote build cache on 127.0.0.1 (scripts/nginx-cache.sh, whose URL the
+#                tests find in ARCHPOOL_TEST_REMOTE_CACHE), and CMake 4 from the cmake wheel beside the system's
+#                (scripts/cmake4.sh, found by the tests in ARCHPOOL_TEST_CMAKE4)
+#   unit         `mvn -B install` of every module but the integration tests: their unit tests, and the distribution
+#   integration  `mvn -B verify` of the integration tests, against that distribution
+#   python       the Python client's tests against its platform wheel installed in a fresh virtual environment
+#                with no Java on the PATH (scripts/test-python.sh)
+# and stops what it started, however the tests end. It stops at the first part that fails, with that part's exit
+# status, and prints what each part took (also when one failed).
 #
-#   scripts/test.sh                 everything
-#   scripts/test.sh -Dit.test=QuickstartIT    extra arguments go to Maven
-#   scripts/test-python.sh          only the Python client's tests (after mvn -B -q package -DskipTests)
+#   scripts/test.sh                               everything
+#   scripts/test.sh --only QuickstartIT,CacheIT   only these integration classes, with the services they need (the
+#                                                 distribution is built, no unit test or Python test runs)
+#   scripts/test.sh -Dsurefire.printSummary=true  extra arguments go to both Maven runs
+#   scripts/test-python.sh                        only the Python client's tests (after mvn -B -q package -DskipTests)
 #
 # With CI=true in the environment, a test whose tool is missing fails instead of being skipped.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+only=""
+maven_args=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --only)
+      [ $# -ge 2 ] || { echo "test: --only needs a list of integration classes, e.g. --only QuickstartIT,CacheIT" >&2; exit 2; }
+      only="$2"; shift 2 ;;
+    --only=*) only="${1#--only=}"; shift ;;
+    *) maven_args+=("$1"); shift ;;
+  esac
+done
+if [ -n "$only" ]; then
+  for class in ${only//,/ }; do
+    if [ ! -f "integration-tests/src/test/java/org/archpool/it/$class.java" ]; then
+      echo "test: --only $only: there is no integration class $class (they are the *IT classes in" \
+        "integration-tests/src/test/java/org/archpool/it)" >&2
+      exit 2
+    fi
+  done
+fi
+
+# Whether the run needs a service: every run does, a run of --only classes only when one of them uses it.
+needs() {
+  [ -z "$only" ] && return 0
+  local class
+  for class in ${only//,/ }; do
+    for wanted in "$@"; do
+      [ "$class" = "$wanted" ] && return 0
+    done
+  done
+  return 1
+}
+
+# The parts' times, printed at the end however the run ends.
+parts=()
+part_started=0
+begin() {
+  part_name="$1"
+  part_started=$SECONDS
+  echo "test: == $part_name" >&2
+}
+end() {
+  parts+=("$(printf '%-12s %5d s' "$part_name" $((SECONDS - part_started)))")
+  part_name=""
+}
+report() {
+  local status=$?
+  if [ -n "${part_name:-}" ]; then
+    parts+=("$(printf '%-12s %5d s (failed or stopped here)' "$part_name" $((SECONDS - part_started)))")
+  fi
+  echo "test: what each part took:" >&2
+  for line in "${parts[@]}"; do
+    echo "test:   $line" >&2
+  done
+  echo "test:   $(printf '%-12s %5d s' total "$SECONDS")" >&2
+  return "$status"
+}
+
 if ! command -v nvcc >/dev/null 2>&1 && [ -x /usr/local/cuda/bin/nvcc ]; then
   export PATH="/usr/local/cuda/bin:$PATH"
 fi
-scripts/setup-debian.sh --hip --browser --slurm --nginx
 
 # the one-node Slurm cluster for the tests of --launcher slurm, in a folder of its own, stopped on any exit
 export ARCHPOOL_SLURM_DIR="${TMPDIR:-/tmp}/archpool-test-slurm"
@@ -30,17 +93,52 @@ export SLURM_CONF="$ARCHPOOL_SLURM_DIR/slurm.conf"
 export ARCHPOOL_TEST_SLURM_CLUSTER="${TMPDIR:-/tmp}/archpool-test-slurm-cluster"
 # and the remote build cache for the tests of --remote-cache (RemoteCacheIT), in a folder of its own too
 export ARCHPOOL_NGINX_DIR="${TMPDIR:-/tmp}/archpool-test-nginx"
-trap 'scripts/nginx-cache.sh stop || true; scripts/slurm-local.sh stop || true
-  ARCHPOOL_SLURM_DIR="$ARCHPOOL_TEST_SLURM_CLUSTER" SLURM_CONF="$ARCHPOOL_TEST_SLURM_CLUSTER/slurm.conf" scripts/slurm-local.sh stop || true' EXIT
-scripts/slurm-local.sh start
-ARCHPOOL_SLURM_DIR="$ARCHPOOL_TEST_SLURM_CLUSTER" SLURM_CONF="$ARCHPOOL_TEST_SLURM_CLUSTER/slurm.conf" \
-  ARCHPOOL_SLURM_NODE_CPUS=2 scripts/slurm-local.sh start --nodes 3
-scripts/nginx-cache.sh start
-ARCHPOOL_TEST_REMOTE_CACHE="$(scripts/nginx-cache.sh url)"
-export ARCHPOOL_TEST_REMOTE_CACHE
-# CMake 4, from the cmake wheel, for the tests of configure seeding next to the system's CMake 3
-ARCHPOOL_TEST_CMAKE4="$(scripts/cmake4.sh)"
-export ARCHPOOL_TEST_CMAKE4
+cluster() {
+  ARCHPOOL_SLURM_DIR="$ARCHPOOL_TEST_SLURM_CLUSTER" SLURM_CONF="$ARCHPOOL_TEST_SLURM_CLUSTER/slurm.conf" "$@"
+}
+# stops whatever is running, also what a run killed half-way left behind
+trap 'report; scripts/nginx-cache.sh stop || true; scripts/slurm-local.sh stop || true
+  cluster scripts/slurm-local.sh stop || true' EXIT
 
-mvn -B verify "$@"
+begin packages
+scripts/setup-debian.sh --hip --browser --slurm --nginx
+end
+
+begin services
+if needs SlurmIT; then
+  scripts/slurm-local.sh start
+fi
+if needs SlurmClusterIT; then
+  cluster env ARCHPOOL_SLURM_NODE_CPUS=2 scripts/slurm-local.sh start --nodes 3
+fi
+if needs RemoteCacheIT; then
+  scripts/nginx-cache.sh start
+  ARCHPOOL_TEST_REMOTE_CACHE="$(scripts/nginx-cache.sh url)"
+  export ARCHPOOL_TEST_REMOTE_CACHE
+fi
+if needs ConfigureSeedIT; then
+  # CMake 4, from the cmake wheel, for the tests of configure seeding next to the system's CMake 3
+  ARCHPOOL_TEST_CMAKE4="$(scripts/cmake4.sh)"
+  export ARCHPOOL_TEST_CMAKE4
+fi
+end
+
+if [ -n "$only" ]; then
+  begin build
+  mvn -B -q install -DskipTests -pl '!integration-tests' "${maven_args[@]}"
+  end
+  begin integration
+  mvn -B verify -pl integration-tests -Dit.test="$only" "${maven_args[@]}"
+  end
+  exit 0
+fi
+
+begin unit
+mvn -B install -pl '!integration-tests' "${maven_args[@]}"
+end
+begin integration
+mvn -B verify -pl integration-tests "${maven_args[@]}"
+end
+begin python
 scripts/test-python.sh
+end

@@ -15,10 +15,10 @@ SECTIONS = ("compile", "dispatch", "start", "memory", "probes", "outputs", "serv
 # Sizes of the full run, and of --smoke (a run of seconds for CI); an option given explicitly wins over both.
 FULL_SIZES = {"runs": 3, "projects": 48, "dispatch_jobs": 5000, "queued_jobs": 10000, "worker_starts": 20,
               "output_jobs": 100000, "serve_jobs": 100000, "cached_jobs": 500, "schedule_kernels": 12,
-              "long_kernel": 40, "schedule_runs": 1}
+              "long_kernel": 40, "schedule_runs": 1, "stand_ins": "off"}
 SMOKE_SIZES = {"runs": 1, "projects": 2, "dispatch_jobs": 200, "queued_jobs": 500, "worker_starts": 3,
                "output_jobs": 300, "serve_jobs": 300, "cached_jobs": 20, "schedule_kernels": 2, "long_kernel": 8,
-               "schedule_runs": 1}
+               "schedule_runs": 1, "stand_ins": "on"}
 
 # The options that change what a section measures, for its "Reproduce:" line.
 SECTION_OPTIONS = {
@@ -30,8 +30,8 @@ SECTION_OPTIONS = {
     "outputs": ("output_jobs", "arch", "compare_archpool"),
     "serve": ("runs", "dispatch_jobs", "serve_jobs", "arch"),
     "isolation": ("runs", "worker_starts", "arch"),
-    "cache": ("projects", "jobs", "cached_jobs", "arch"),
-    "schedule": ("schedule_runs", "schedule_kernels", "long_kernel", "arch"),
+    "cache": ("projects", "jobs", "cached_jobs", "arch", "stand_ins"),
+    "schedule": ("schedule_runs", "schedule_kernels", "long_kernel", "arch", "stand_ins"),
 }
 
 DESCRIPTION = """\
@@ -69,6 +69,7 @@ class Options:
     schedule_kernels: int
     long_kernel: int
     schedule_runs: int
+    stand_ins: bool
     compare_archpool: Optional[Path]
     arch: str
     work: Optional[Path]
@@ -98,7 +99,10 @@ class Options:
                 continue
             flag = "--" + name.replace("_", "-")
             value = getattr(self, name)
-            words.extend([flag] if isinstance(value, bool) else [flag, str(value)])
+            if name == "stand_ins":
+                words.extend([flag, "on" if value else "off"])
+            else:
+                words.extend([flag] if isinstance(value, bool) else [flag, str(value)])
         return shlex.join(words)
 
 
@@ -164,6 +168,10 @@ def _parser() -> _Parser:
     p.add_argument("--schedule-runs", type=_count, metavar="N",
                    help="timed runs of each contender in the schedule section, whose run of 10 builds of real "
                         "nvcc jobs takes minutes on 2 cores (" + size % (1, 1) + ")")
+    p.add_argument("--stand-ins", choices=("on", "off"),
+                   help="on: the cache and schedule sections run command jobs that stand in for nvcc (sleep, copy "
+                        "or echo, with the same manifests, flags and checks) so that only the compile section "
+                        "builds real CUDA (" + size % ("off", "on") + ")")
     p.add_argument("--compare-archpool", type=Path, metavar="PATH",
                    help="another bin/archpool (e.g. a distribution built from main) whose outputs section is "
                         "measured next to this one's, as ratios")
@@ -193,7 +201,7 @@ def _parser() -> _Parser:
     p.add_argument("--smoke", action="store_true",
                    help="a run of seconds for CI: --projects 2 --runs 1 --dispatch-jobs 200 "
                         "--queued-jobs 500 --worker-starts 3 --output-jobs 300 --serve-jobs 300 --cached-jobs 20 "
-                        "--schedule-kernels 2 --long-kernel 8 --schedule-runs 1, everything else the same")
+                        "--schedule-kernels 2 --long-kernel 8 --schedule-runs 1 --stand-ins on, everything else the same")
     return p
 
 
@@ -229,7 +237,7 @@ def parse(argv: Sequence[str], repo: Path) -> Options:
         runs=ns.runs, projects=ns.projects, jobs=ns.jobs, dispatch_jobs=ns.dispatch_jobs,
         queued_jobs=ns.queued_jobs, worker_starts=ns.worker_starts, output_jobs=ns.output_jobs, serve_jobs=ns.serve_jobs,
         cached_jobs=ns.cached_jobs, schedule_kernels=ns.schedule_kernels, long_kernel=ns.long_kernel,
-        schedule_runs=ns.schedule_runs,
+        schedule_runs=ns.schedule_runs, stand_ins=ns.stand_ins == "on",
         compare_archpool=ns.compare_archpool.absolute() if ns.compare_archpool else None, arch=ns.arch,
         work=ns.work.absolute() if ns.work else None, keep=ns.keep, out=out,
         json=(ns.json or out.with_suffix(".json")).absolute(),

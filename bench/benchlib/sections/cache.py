@@ -11,7 +11,7 @@ from ..archpool import Build, write_manifest
 from ..context import Context, SectionResult
 from ..errors import BenchError
 from ..figures import Figure, at_least, at_most, derived, median_of
-from .compile import write_project
+from .compile import Project, write_project
 
 SPEEDUP_TARGET = 20.0
 CACHED_JOBS_TARGET_S = 1.0
@@ -41,16 +41,33 @@ def _require(build: Build, wanted: str, what: str) -> None:
         raise BenchError(f"[cache] {what}: expected every job '{wanted}', got {sorted(set(statuses))}")
 
 
+# --stand-ins on: a command job that sleeps this long and copies its source stands in for a CUDA CMake project.
+STAND_IN_PROJECT_S = 1.0
+
+
+def _stand_in_job(project: Project, folder: Path) -> Dict:
+    """A command job in place of `project`'s CMake build: it takes STAND_IN_PROJECT_S and writes its library."""
+    library = f"build/{project.name}/{project.library}"
+    return {"id": project.name, "kind": "command", "cwd": str(folder),
+            "argv": ["sh", "-c", f"sleep {STAND_IN_PROJECT_S:g} && mkdir -p build/{project.name} && "
+                                 f"cat {project.source.relative_to(folder)}/*.cu > {library}"],
+            "inputs": [str(f.relative_to(folder)) for f in sorted(project.source.glob("*.cu"))],
+            "artifacts": [library]}
+
+
 def _projects(ctx: Context, raw: Dict) -> List[Figure]:
     """The compile section's CUDA CMake projects, built cold into a fresh cache, then again from it into fresh
-    build folders."""
+    build folders (with stand-ins: command jobs in their place)."""
     count, j = ctx.options.projects, ctx.options.jobs
     folder = ctx.folder("cache", "projects")
     width = len(str(count - 1))
     projects = [write_project(folder / "src", i, width) for i in range(count)]
     manifest = folder / "manifest.json"
-    write_manifest(manifest, [{"id": p.name, "kind": "cmake", "sourceDir": str(p.source),
-                               "buildDir": str(folder / "build" / p.name)} for p in projects])
+    if ctx.options.stand_ins:
+        write_manifest(manifest, [_stand_in_job(p, folder) for p in projects])
+    else:
+        write_manifest(manifest, [{"id": p.name, "kind": "cmake", "sourceDir": str(p.source),
+                                   "buildDir": str(folder / "build" / p.name)} for p in projects])
     cache = folder / "cache"
     flags = ["--arch", ctx.options.arch, f"-j{j}"]
     cold = ctx.archpool.build(manifest, ctx.folder("cache", "projects-cold"), flags, cache=cache)
@@ -67,13 +84,22 @@ def _projects(ctx: Context, raw: Dict) -> List[Figure]:
             f"{warm.finished.wall_s:.2f} s ({speedup:.1f}×)")
     raw["projects"] = {"cold_s": cold.finished.wall_s, "warm_s": warm.finished.wall_s}
     return [
-        median_of("cache.projects.cold", f"{count} CUDA CMake projects at -j{j}, cold (stored)", "s",
+        median_of("cache.projects.cold", f"{count} {_projects_name(ctx)} at -j{j}, cold (stored)", "s",
                   [cold.finished.wall_s], sample_name="build"),
         median_of("cache.projects.warm", f"the same into fresh build folders, from the cache", "s",
                   [warm.finished.wall_s], sample_name="build"),
         derived("cache.projects.speedup", "cold / from the cache (wall)", "ratio", round(speedup, 1),
                 at_least(SPEEDUP_TARGET)),
     ]
+
+
+def _projects_name(ctx: Context) -> str:
+    return "command jobs standing in for CUDA CMake projects" if ctx.options.stand_ins else "CUDA CMake projects"
+
+
+def _offload_flags_echo(output: str) -> List[str]:
+    """A command job's argv that writes the offload flags archpool gives it to `output`: stands in for a compiler."""
+    return ["sh", "-c", f'echo "$@" > {output}', "sh", "{offload-arch-flags}"]
 
 
 def _command_jobs(ctx: Context, raw: Dict) -> List[Figure]:
@@ -124,7 +150,8 @@ def _across_architectures(ctx: Context, raw: Dict) -> List[Figure]:
     for i in range(count):
         (folder / f"k{i}.cu").write_text(f"__global__ void k{i}(float *x) {{ x[threadIdx.x] *= {i + 2}.0f; }}\n")
     cuda = [{"id": f"k{i}", "kind": "command", "cwd": str(folder),
-             "argv": ["nvcc", "-fatbin", "{offload-arch-flags}", "-o", f"k{i}.fatbin", f"k{i}.cu"],
+             "argv": (_offload_flags_echo(f"k{i}.fatbin") if ctx.options.stand_ins
+                      else ["nvcc", "-fatbin", "{offload-arch-flags}", "-o", f"k{i}.fatbin", f"k{i}.cu"]),
              "inputs": [f"k{i}.cu"]} for i in range(count)]
     manifest = folder / "cuda.json"
     write_manifest(manifest, cuda)
@@ -140,11 +167,12 @@ def _across_architectures(ctx: Context, raw: Dict) -> List[Figure]:
     hits.update(hip)
     ctx.say(f"[cache] hits across architectures: {hits}")
     raw["archs"] = hits
+    nvcc, clang = ("stand-in", "stand-in") if ctx.options.stand_ins else ("nvcc", "clang++-19")
     figures = [derived("cache.archs.cuda", f"hits of a build for {CROSS_ARCHS[1]} after one for {CROSS_ARCHS[0]}"
-                       f" ({count} nvcc jobs, one cache)", "calls", hits[f"cuda {CROSS_ARCHS[1]}"], at_most(0))]
+                       f" ({count} {nvcc} jobs, one cache)", "calls", hits[f"cuda {CROSS_ARCHS[1]}"], at_most(0))]
     if hip:
         figures.append(derived("cache.archs.hip", f"hits of a build for {HIP_ARCHS[1]} after one for {HIP_ARCHS[0]}"
-                               f" ({count} clang++-19 HIP jobs, the same cache)", "calls", hip[f"hip {HIP_ARCHS[1]}"],
+                               f" ({count} {clang} HIP jobs, the same cache)", "calls", hip[f"hip {HIP_ARCHS[1]}"],
                                at_most(0)))
     return figures
 
@@ -166,16 +194,21 @@ def _device_libraries(folder: Path, debian: Path) -> Path:
 def _hip_across(ctx: Context, folder: Path, cache: Path, count: int) -> Dict[str, int]:
     clang = shutil.which("clang++-19")
     debian = Path("/usr/lib/x86_64-linux-gnu/amdgcn/bitcode")
-    if clang is None or not debian.is_dir() or not shutil.which("llvm-as-19") or not shutil.which("llvm-dis-19"):
+    if ctx.options.stand_ins:
+        argv = _offload_flags_echo
+    elif clang is None or not debian.is_dir() or not shutil.which("llvm-as-19") or not shutil.which("llvm-dis-19"):
         ctx.say("[cache] no clang++-19, LLVM 19 tools or Debian device libraries: the HIP part is not measured")
         return {}
-    bitcode = _device_libraries(folder, debian)
+    else:
+        bitcode = _device_libraries(folder, debian)
+
+        def argv(output: str) -> List[str]:
+            return [clang, "-x", "hip", "--cuda-device-only", "{offload-arch-flags}", "--rocm-path=/usr",
+                    f"--rocm-device-lib-path={bitcode}", "-c", "-o", output, output[:-2] + ".hip"]
     for i in range(count):
         (folder / f"h{i}.hip").write_text(
             f"#include <hip/hip_runtime.h>\n__global__ void h{i}(float *x) {{ x[threadIdx.x] *= {i + 2}.0f; }}\n")
-    jobs = [{"id": f"h{i}", "kind": "command", "cwd": str(folder),
-             "argv": [clang, "-x", "hip", "--cuda-device-only", "{offload-arch-flags}", "--rocm-path=/usr",
-                      f"--rocm-device-lib-path={bitcode}", "-c", "-o", f"h{i}.o", f"h{i}.hip"],
+    jobs = [{"id": f"h{i}", "kind": "command", "cwd": str(folder), "argv": argv(f"h{i}.o"),
              "inputs": [f"h{i}.hip"]} for i in range(count)]
     manifest = folder / "hip.json"
     write_manifest(manifest, jobs)
@@ -189,7 +222,12 @@ def _hip_across(ctx: Context, folder: Path, cache: Path, count: int) -> Dict[str
 
 def _notes(ctx: Context) -> str:
     n, j = ctx.options.projects, ctx.options.jobs
-    return (
+    stand_ins = (
+        f"**Stand-ins** (`--stand-ins on`, the default of `--smoke`): no compiler runs here. Each project is a "
+        f"command job that sleeps {STAND_IN_PROJECT_S:g} s and writes its library from its sources, and each nvcc "
+        f"or clang++-19 job below writes the offload flags archpool gives it; manifests, flags, caches and "
+        f"checks are the same.\n\n") if ctx.options.stand_ins else ""
+    return stand_ins + (
         f"**Projects.** The compile section's {n} generated CUDA CMake projects (one kernel each), built by "
         f"`archpool build --arch {ctx.options.arch} -j{j} --cache DIR` into a fresh cache (every job `stored`; "
         f"unseeded configures, as a user's first build is), then the build folders removed and the same command "

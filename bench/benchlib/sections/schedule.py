@@ -92,16 +92,30 @@ def _write_sources(folder: Path, count: int, long_size: int) -> List[str]:
     return [*ids, LONG_ID]
 
 
+# --stand-ins on: each job sleeps instead of compiling, a small one STAND_IN_SMALL_S, the long one STAND_IN_STEP_S
+# per template instantiation, and writes its object.
+STAND_IN_SMALL_S = 0.2
+STAND_IN_STEP_S = 0.1
+
+
 @dataclass(frozen=True)
 class Jobs:
-    """The jobs every contender runs, in the listed order: `nvcc ARCH -c SOURCE -o ID.o` in the run's out folder."""
+    """The jobs every contender runs, in the listed order: `nvcc ARCH -c SOURCE -o ID.o` in the run's out folder,
+    or with stand-ins a `sh -c 'sleep S && echo ID > ID.o'` as long as the long kernel's instantiations say."""
 
     ids: Tuple[str, ...]
     sources: Path
     arch_flags: Tuple[str, ...]
+    stand_in_long_s: Optional[float] = None
 
     def argv(self, job_id: str) -> List[str]:
+        if self.stand_in_long_s is not None:
+            seconds = self.stand_in_long_s if job_id == LONG_ID else STAND_IN_SMALL_S
+            return ["sh", "-c", f"sleep {seconds:g} && echo {job_id} > {job_id}.o"]
         return ["nvcc", *self.arch_flags, "-c", str(self.sources / f"{job_id}.cu"), "-o", f"{job_id}.o"]
+
+    def tool(self) -> str:
+        return "stand-in" if self.stand_in_long_s is not None else "nvcc"
 
     def manifest(self, path: Path, out: Path) -> None:
         write_manifest(path, [{"id": i, "kind": "command", "argv": self.argv(i), "cwd": str(out),
@@ -216,7 +230,8 @@ def run(ctx: Context) -> SectionResult:
     opts = ctx.options
     sources = ctx.folder("schedule", "src")
     jobs = Jobs(tuple(_write_sources(sources, opts.schedule_kernels, opts.long_kernel)), sources,
-                tuple(nvcc_arch_flags(opts.arch)))
+                tuple(nvcc_arch_flags(opts.arch)),
+                opts.long_kernel * STAND_IN_STEP_S if opts.stand_ins else None)
     units = {name: contenders for name, contenders in UNITS.items()
              if ctx.archpool.has_order() or name != "archpool-fifo"}
     results: List[Measured] = []
@@ -232,7 +247,7 @@ def run(ctx: Context) -> SectionResult:
         results += measured
         ctx.discard(folder / "out")
     raw = [_raw(m) for m in results]
-    title = (f"Schedule: {plural(opts.schedule_kernels, 'small nvcc job')} and one long one listed last, "
+    title = (f"Schedule: {plural(opts.schedule_kernels, f'small {jobs.tool()} job')} and one long one listed last, "
              f"at -j{' and -j'.join(map(str, PARALLELISMS))}")
     return SectionResult("schedule", title, _notes(ctx, jobs, results), _figures(results), raw={"runs": raw})
 
@@ -291,7 +306,7 @@ def _figures(results: Sequence[Measured]) -> List[Figure]:
                                    mine / statistics.median(walls[p, theirs]), at_most(RATIO_TARGET)))
     factors = [s.long_vs_short for c in MINE for s in schedules[PARALLELISMS[0], c]]
     figures.append(median_of("schedule.long-factor",
-                             f"the long job's nvcc time / a small job's (archpool's reports at -j{PARALLELISMS[0]})",
+                             f"the long job's command time / a small job's (archpool's reports at -j{PARALLELISMS[0]})",
                              "ratio", factors, sample_name="build"))
     return figures
 
@@ -299,13 +314,20 @@ def _figures(results: Sequence[Measured]) -> List[Figure]:
 def _notes(ctx: Context, jobs: Jobs, results: Sequence[Measured]) -> str:
     opts = ctx.options
     count = len(jobs.ids)
-    argv = " ".join(["nvcc", *jobs.arch_flags, "-c", "SRC/kNN.cu", "-o", "kNN.o"])
     order = " --order longest-first" if ctx.archpool.has_order() else ""
+    if jobs.stand_in_long_s is None:
+        argv = " ".join(["nvcc", *jobs.arch_flags, "-c", "SRC/kNN.cu", "-o", "kNN.o"])
+        what = (f"{count} command jobs, each `{argv}` in a folder of the run's own: "
+                f"{plural(opts.schedule_kernels, 'small kernel')} (the compile section's kernel source) and one long "
+                f"kernel listed last, a template fully unrolled and instantiated {opts.long_kernel} times "
+                f"(`--long-kernel`)")
+    else:
+        what = (f"{count} command jobs standing in for nvcc (`--stand-ins on`), each `sh -c 'sleep S && echo kNN > kNN.o'` "
+                f"in a folder of the run's own: {plural(opts.schedule_kernels, 'small one')} of "
+                f"{STAND_IN_SMALL_S:g} s and one long one listed last of {jobs.stand_in_long_s:g} s "
+                f"({STAND_IN_STEP_S:g} s per `--long-kernel` instantiation)")
     parts = [
-        f"{count} command jobs, each `{argv}` in a folder of the run's own: "
-        f"{plural(opts.schedule_kernels, 'small kernel')} (the compile section's kernel source) and one long "
-        f"kernel listed last, a template fully unrolled and instantiated {opts.long_kernel} times "
-        f"(`--long-kernel`), at -j{' and -j'.join(map(str, PARALLELISMS))}; "
+        f"{what}, at -j{' and -j'.join(map(str, PARALLELISMS))}; "
         f"{plural(opts.schedule_runs, 'run')} of each contender (`--schedule-runs`), interleaved. Every run's "
         f"objects are checked to exist afterwards: the order may change when a job runs, never what it builds.",
         f"- **archpool, run 1**: `archpool build MANIFEST --arch {opts.arch} -jN -q --no-cache{order}` on a "
@@ -318,7 +340,7 @@ def _notes(ctx: Context, jobs: Jobs, results: Sequence[Measured]) -> str:
         + (f"- **archpool --order fifo**: the same with `--order fifo`, on a manifest of its own;\n"
            if ctx.archpool.has_order() else "")
         + f"- **xargs**: `xargs -PN -d '\\n' -n 1 -a FILE sh -c`, one line per job in the listed order "
-        f"(`cd OUT && nvcc … > LOG 2>&1`);\n"
+        f"(`cd OUT && {jobs.tool() if jobs.stand_in_long_s is None else 'sh -c'} … > LOG 2>&1`);\n"
         f"- **ninja**: `{ninja.command()}` over a generated `build.ninja`, one edge per job in the listed order "
         f"whose command is xargs' line (ninja starts ready edges in the order they are listed).",
         "xargs and ninja run the jobs with the environment archpool gives them (`CUDA_VISIBLE_DEVICES`, "

@@ -18,32 +18,43 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * {@code bench/run --smoke}, the benchmark harness at CI size: it measures every section against the built
  * distribution and writes a markdown report with each section's table and a JSON file with a figure for each
- * measurement. The figures themselves are not judged here (they are printed, never asserted); only that they
- * were measured.
+ * measurement. The figures themselves are not judged here (they are printed, never asserted); only that each
+ * was measured, and the counts that say the build was right (no probe in a worker, no cache hit across targets).
+ * Only the compile section builds real CUDA: {@code --smoke} runs the cache and schedule sections with command
+ * jobs standing in for nvcc ({@code --stand-ins on}), which take the same paths through archpool.
  */
 class BenchSmokeIT {
 
     /** Every section's heading in the markdown, by the name {@code --only} takes. */
-    private static final Map<String, String> HEADINGS = Map.of(
-            "compile", "## 1. Compile: 2 CUDA CMake projects at parallelism 2",
-            "dispatch", "## 2. Dispatch overhead: 200 trivial jobs",
-            "start", "## 3. Worker start: 3 workers, one after the other",
-            "memory", "## 4. Memory",
-            "probes", "## 5. Probes per build",
-            "outputs", "## 6. Outputs of a large build",
-            "schedule", "## 10. Schedule: 2 small nvcc jobs and one long one listed last, at -j2 and -j8");
+    private static final Map<String, String> HEADINGS = Map.ofEntries(
+            Map.entry("compile", "## 1. Compile: 2 CUDA CMake projects at parallelism 2"),
+            Map.entry("dispatch", "## 2. Dispatch overhead: 200 trivial jobs"),
+            Map.entry("start", "## 3. Worker start: 3 workers, one after the other"),
+            Map.entry("memory", "## 4. Memory"),
+            Map.entry("probes", "## 5. Probes per build"),
+            Map.entry("outputs", "## 6. Outputs of a large build"),
+            Map.entry("serve", "## 7. serve: 200 trivial jobs through one serve"),
+            Map.entry("isolation", "## 8. Device isolation: 3 workers and steps, on against off"),
+            Map.entry("cache", "## 9. Build cache: cold builds, builds from the cache, and no hit across targets"),
+            Map.entry("schedule", "## 10. Schedule: 2 small stand-in jobs and one long one listed last, at -j2 and -j8"));
 
     private static final String TABLE_HEAD = "| figure | value | min | max | of | target | met |";
 
     /** Figures that must be measured, positive numbers. */
     private static final List<String> POSITIVE = List.of(
-            "compile.wall.archpool-process", "compile.wall.archpool-thread", "compile.wall.xargs",
-            "compile.wall.python", "dispatch.rate.archpool-j2", "dispatch.rate.archpool-j8",
-            "dispatch.rate.xargs-P2", "dispatch.rate.xargs-P8", "start.process", "memory.coordinator-peak",
-            "memory.worker-rss-mean", "outputs.rss-peak", "outputs.heap-peak", "compile.wall.ninja",
-            "dispatch.rate.ninja-j2", "dispatch.rate.ninja-j8", "schedule.j2.wall.archpool-run1",
+            "compile.wall.archpool-process", "compile.wall.archpool-thread", "compile.wall.archpool-client",
+            "compile.wall.xargs", "compile.wall.python", "compile.wall.ninja", "compile.cpu.archpool-process",
+            "dispatch.rate.archpool-j2", "dispatch.rate.archpool-j8", "dispatch.rate.xargs-P2",
+            "dispatch.rate.xargs-P8", "dispatch.rate.ninja-j2", "dispatch.rate.ninja-j8", "start.process",
+            "memory.coordinator-peak", "memory.worker-rss-mean", "outputs.rss-peak", "outputs.heap-peak",
+            "serve.rate.serve", "serve.rate.xargs", "serve.accept.p99", "serve.rss", "isolation.start.off",
+            "isolation.start.on", "isolation.step.on", "cache.projects.cold", "cache.projects.warm",
+            "cache.commands.warm", "cache.commands.one", "schedule.j2.wall.archpool-run1",
             "schedule.j2.wall.archpool-run2", "schedule.j2.wall.archpool-fifo", "schedule.j2.wall.xargs",
             "schedule.j2.wall.ninja", "schedule.j2.ideal", "schedule.j8.ideal", "schedule.long-factor");
+
+    /** Counts that must be zero: a worker ran no detection tool; a build for one target hit nothing of another. */
+    private static final List<String> ZERO = List.of("probes.from-workers", "cache.archs.cuda", "cache.archs.hip");
 
     @Test
     void measuresEverySectionAndWritesTheReportAndItsFigures(@TempDir Path dir) throws Exception {
@@ -65,10 +76,25 @@ class BenchSmokeIT {
                     .contains(TABLE_HEAD)
                     .contains("Reproduce: `bench/run --only " + section.getKey() + " --smoke`");
         }
+        assertThat(sectionOf(report, HEADINGS.get("cache"))).contains("**Stand-ins** (`--stand-ins on`");
 
         JsonNode figures = Archpool.json(json).path("figures");
+        List<String> sections = new ArrayList<>();
+        figures.fields().forEachRemaining(figure -> {
+            String key = figure.getKey();
+            JsonNode value = figure.getValue().path("value");
+            assertThat(value.isNumber()).as("%s is measured: %s", key, figure.getValue()).isTrue();
+            assertThat(value.asDouble()).as(key).isNotNegative().isLessThan(Double.POSITIVE_INFINITY);
+            assertThat(report).as("%s is printed", key).contains("| " + figure.getValue().path("label").asText() + " |");
+            sections.add(key.substring(0, key.indexOf('.')));
+        });
+        assertThat(sections).as("every section has figures").containsAll(HEADINGS.keySet());
         for (String key : POSITIVE) {
             assertThat(figures.path(key).path("value").asDouble()).as(key).isPositive();
+        }
+        for (String key : ZERO) {
+            assertThat(figures.path(key).path("value").isNumber()).as(key).isTrue();
+            assertThat(figures.path(key).path("value").asInt()).as(key).isZero();
         }
         List<String> probeCounts = new ArrayList<>();
         figures.fieldNames().forEachRemaining(key -> {
@@ -82,8 +108,6 @@ class BenchSmokeIT {
         for (String key : probeCounts) {
             assertThat(figures.path(key).path("value").asInt()).as(key).isEqualTo(1);
         }
-        assertThat(figures.path("probes.from-workers").path("value").isNumber()).isTrue();
-        assertThat(figures.path("probes.from-workers").path("value").asInt()).isZero();
     }
 
     /** The text of one section: from its heading to the next. */

@@ -14,6 +14,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.archpool.orchestrator.pool.WorkerEvent;
 import org.archpool.orchestrator.pool.WorkerFailure;
 import org.archpool.orchestrator.report.ConsoleStyle.Verbosity;
@@ -21,6 +23,7 @@ import org.archpool.orchestrator.schedule.JobOutcome;
 import org.archpool.protocol.Artifact;
 import org.archpool.protocol.Outcome;
 import org.archpool.protocol.Phase;
+import org.junit.jupiter.api.RepeatedTest;
 import org.junit.jupiter.api.Test;
 
 class ConsoleReporterTest {
@@ -186,7 +189,8 @@ class ConsoleReporterTest {
         assertThat(text).endsWith("0 of 0 jobs succeeded. Report: /r.json\n");
     }
 
-    @Test
+    /** Repeated: when the writer thread takes its first batch varies from run to run, and no timing may fail it. */
+    @RepeatedTest(200)
     void finishedJobLinesWaitInBoundedMemory() {
         StalledReader reader = new StalledReader();
         PrintStream stalled = new PrintStream(reader, true, StandardCharsets.UTF_8);
@@ -200,9 +204,13 @@ class ConsoleReporterTest {
         reader.reading.countDown();
         console.summary(List.of(), "target: cuda 90", "/r.json");
         String text = reader.text();
-        assertThat(text).contains("[1/100] job0 succeeded").doesNotContain("[100/100]")
-                .containsPattern("archpool: \\d+ lines about finished jobs not shown: the console's reader was too"
-                        + " slow \\(the report has every job\\)");
+        assertThat(text).contains("[1/100] job0 succeeded");
+        // which lines are dropped depends on when the writer took its first batch; that none is lost untold does not
+        Matcher notice = Pattern.compile("archpool: (\\d+) lines about finished jobs"
+                + " not shown: the console's reader was too slow \\(the report has every job\\)").matcher(text);
+        assertThat(notice.find()).as(text).isTrue();
+        int shown = text.split("\\] job\\d+ succeeded", -1).length - 1;
+        assertThat(Integer.parseInt(notice.group(1))).isPositive().isEqualTo(100 - shown);
         // at most the limit waits, and at most the limit is being written: memory stays bounded
         assertThat(text.length()).isLessThan(2 * 1000 + 400);
     }
