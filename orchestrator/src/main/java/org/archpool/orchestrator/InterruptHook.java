@@ -12,12 +12,12 @@ import sun.misc.Signal;
 
 /**
  * Ctrl-C and SIGTERM during a build: stop dispatching, cancel running jobs (workers kill their process
- * trees), kill workers that do not answer within a grace period, let the build write every requested output
- * with every unfinished job {@code cancelled}, close the pool (its launcher cancels Slurm steps still starting),
- * then end the process with exit code 130. The jobs end within about 4 seconds; the outputs, streamed, take
- * seconds more for a large build. A second Ctrl-C or SIGTERM, or outputs still unwritten after
- * {@link #OUTPUT_GRACE}, end the process at once; every output not written by then is named on stderr, so no
- * output is ever dropped without a word.
+ * trees), kill workers that do not answer within a grace period, close the pool (its launcher cancels Slurm steps
+ * still starting), let the build write every requested output with every unfinished job {@code cancelled}, then
+ * end the process with exit code 130. The running jobs end within about 4 seconds; recording the queued ones as
+ * cancelled and the outputs, streamed, take seconds more for a large build, and share {@link #OUTPUT_GRACE}. A
+ * second Ctrl-C or SIGTERM, or outputs still unwritten after that grace, end the process at once; every output not
+ * written by then is named on stderr, so no output is ever dropped without a word.
  */
 final class InterruptHook implements AutoCloseable {
 
@@ -25,9 +25,9 @@ final class InterruptHook implements AutoCloseable {
     static final int EXIT_CODE = 130;
     /** How long running jobs get to answer a cancel before their workers are killed. */
     static final Duration CANCEL_GRACE = Duration.ofMillis(2500);
-    /** How long the jobs then get to end once their workers are killed. */
+    /** How long the running jobs then get to end once their workers are killed. */
     static final Duration REPORT_GRACE = Duration.ofMillis(1500);
-    /** How long the build gets to write its outputs once every job has ended. */
+    /** How long the queued jobs get to be recorded cancelled and the build to write its outputs, together. */
     static final Duration OUTPUT_GRACE = Duration.ofSeconds(30);
 
     private final Thread hook;
@@ -57,14 +57,23 @@ final class InterruptHook implements AutoCloseable {
                     + " (interrupt again to stop at once)");
             stopping.run();
             scheduler.interrupt(what + " was interrupted (SIGINT or SIGTERM)");
-            if (!await(jobsEnded, CANCEL_GRACE)) {
+            if (!scheduler.awaitNoneRunning(CANCEL_GRACE)) {
                 pool.close();
-                if (!await(jobsEnded, REPORT_GRACE)) {
-                    end(pool, err, "the jobs did not end within "
+                if (!scheduler.awaitNoneRunning(REPORT_GRACE)) {
+                    end(pool, err, "the running jobs did not end within "
                             + CANCEL_GRACE.plus(REPORT_GRACE).toMillis() + " ms");
                 }
             }
-            if (!await(outputsWritten, OUTPUT_GRACE)) {
+            // no job runs and none starts any more: the workers are not needed, and a start still under way stops.
+            // What is left takes no worker: the queued jobs' outcomes (100,000 of them take seconds on a loaded
+            // machine, which the jobs' grace must not count) and the outputs.
+            pool.close();
+            long deadline = System.nanoTime() + OUTPUT_GRACE.toNanos();
+            if (!await(jobsEnded, Duration.ofNanos(deadline - System.nanoTime()))) {
+                end(pool, err, "recording the queued jobs as cancelled took longer than "
+                        + OUTPUT_GRACE.toSeconds() + " s");
+            }
+            if (!await(outputsWritten, Duration.ofNanos(deadline - System.nanoTime()))) {
                 end(pool, err, "writing the outputs took longer than " + OUTPUT_GRACE.toSeconds() + " s");
             }
             if (outputFailure != null) {

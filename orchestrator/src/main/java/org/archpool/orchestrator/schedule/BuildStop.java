@@ -3,6 +3,7 @@ package org.archpool.orchestrator.schedule;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import org.archpool.orchestrator.pool.Worker;
 
 /**
@@ -79,7 +80,31 @@ final class BuildStop {
 
     /** {@code slot} runs nothing now. */
     void idle(int slot) {
-        running.remove(slot);
+        synchronized (running) {
+            running.remove(slot);
+            if (running.isEmpty()) {
+                running.notifyAll();
+            }
+        }
+    }
+
+    /**
+     * Waits up to {@code maxMs} until no slot runs a request.
+     *
+     * @return whether none does
+     */
+    boolean awaitNoneRunning(long maxMs) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(maxMs);
+        synchronized (running) {
+            while (!running.isEmpty()) {
+                long leftMs = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+                if (leftMs <= 0) {
+                    return false;
+                }
+                running.wait(leftMs);
+            }
+            return true;
+        }
     }
 
     /** @return how many slots run a request now */

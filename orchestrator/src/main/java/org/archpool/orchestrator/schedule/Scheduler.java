@@ -1,6 +1,7 @@
 package org.archpool.orchestrator.schedule;
 
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
@@ -216,6 +217,21 @@ public final class Scheduler implements AutoCloseable {
      */
     public void interrupt(String reason) {
         stop.interrupt(reason);
+    }
+
+    /**
+     * Waits up to {@code max} until no slot runs a request: after {@link #interrupt}, until every running job has
+     * answered its cancel. Jobs still queued then only need their {@code cancelled} outcome, which takes no worker.
+     *
+     * @return whether no slot runs one; false also when the calling thread was interrupted (its flag set again)
+     */
+    public boolean awaitNoneRunning(Duration max) {
+        try {
+            return stop.awaitNoneRunning(max.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
     }
 
     /** Lets queued jobs finish (or be cancelled), then ends the slot threads. The pool is the caller's. */

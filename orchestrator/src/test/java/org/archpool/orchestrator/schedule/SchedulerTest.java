@@ -333,6 +333,29 @@ class SchedulerTest {
     }
 
     @Test
+    void anInterruptedBuildAwaitsItsRunningJobsNotTheQueuedOnes() throws Exception {
+        // the interrupt hook's grace is for the jobs that run: the queued ones' outcomes need no worker
+        Path started = dir.resolve("started");
+        try (WorkerPool pool = new WorkerPool(new ThreadWorkerLauncher(JobRunner.standard()), 1, clock);
+             Scheduler scheduler = new Scheduler(pool, config(0, true), clock, SchedulerListener.NONE)) {
+            assertThat(scheduler.awaitNoneRunning(Duration.ofMillis(1))).as("nothing submitted").isTrue();
+            CompletableFuture<JobOutcome> running = scheduler.submit(sh("long", "touch " + started + "; sleep 60"));
+            List<CompletableFuture<JobOutcome>> queued = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                queued.add(scheduler.submit(sh("queued" + i, "true")));
+            }
+            await().atMost(Duration.ofSeconds(20)).until(() -> Files.exists(started));
+            assertThat(scheduler.awaitNoneRunning(Duration.ofMillis(200))).as("the long job runs").isFalse();
+            scheduler.interrupt("the build was interrupted");
+            assertThat(scheduler.awaitNoneRunning(Duration.ofSeconds(15))).isTrue();
+            assertThat(running.get(5, TimeUnit.SECONDS).message()).isEqualTo("cancelled: the build was interrupted");
+            for (CompletableFuture<JobOutcome> q : queued) {
+                assertThat(q.get(5, TimeUnit.SECONDS).message()).isEqualTo("not started: the build was interrupted");
+            }
+        }
+    }
+
+    @Test
     void manyJobsCancelledInOneCallEndAtOnceAndTheOthersRun() throws Exception {
         // as serve cancels a disconnected client's jobs: one call, keep-going on (serve's scheduler always is)
         Path started = dir.resolve("started");
