@@ -27,8 +27,9 @@ final class Archpool {
     }
 
     private static final ObjectMapper JSON = new ObjectMapper();
+    private static final StackWalker STACK = StackWalker.getInstance(StackWalker.Option.RETAIN_CLASS_REFERENCE);
 
-    private final Map<String, String> env = new HashMap<>(System.getenv());
+    private final Map<String, String> env = environment();
     private Path workingDir = Path.of(".").toAbsolutePath();
     private List<String> prefix = List.of();
 
@@ -36,6 +37,39 @@ final class Archpool {
         Path home = Path.of(System.getProperty("archpool.home", "../orchestrator/target/archpool")).toAbsolutePath().normalize();
         assertThat(home.resolve("bin/archpool")).as("the distribution, built by 'mvn package'").isExecutable();
         return home;
+    }
+
+    /**
+     * The environment of a process an integration test starts: this JVM's, with {@code ARCHPOOL_CACHE_DIR} naming
+     * the build cache folder of the calling integration class (under {@code archpool.test.caches}), so that no two
+     * classes, which run side by side, share a cache, and none depends on what another stored. The class is found
+     * on the stack: the first frame of a class of this package whose name ends in {@code IT} (a lambda or a nested
+     * class counts as its enclosing class).
+     */
+    static Map<String, String> environment() {
+        Map<String, String> environment = new HashMap<>(System.getenv());
+        environment.put("ARCHPOOL_CACHE_DIR", cacheFolder().toString());
+        return environment;
+    }
+
+    /** A process of {@code command} with the {@link #environment()} of an integration test. */
+    static ProcessBuilder process(List<String> command) {
+        ProcessBuilder builder = new ProcessBuilder(command);
+        builder.environment().clear();
+        builder.environment().putAll(environment());
+        return builder;
+    }
+
+    /** The build cache folder of the calling integration class. */
+    static Path cacheFolder() {
+        Class<?> test = STACK.walk(frames -> frames.map(frame -> frame.getDeclaringClass().getNestHost())
+                        .filter(c -> c.getPackageName().equals(Archpool.class.getPackageName())
+                                && c.getSimpleName().endsWith("IT"))
+                        .findFirst())
+                .orElseThrow(() -> new IllegalStateException("a process of an integration test must be started"
+                        + " from its class (or a lambda or nested class of it), which names its build cache folder"));
+        return Path.of(System.getProperty("archpool.test.caches", "target/test-caches")).toAbsolutePath()
+                .resolve(test.getSimpleName());
     }
 
     static Path repo() {

@@ -131,7 +131,7 @@ class BenchSmokeIT {
         command.addAll(List.of(args));
         Path output = Files.createTempFile("bench-run", ".out");
         try {
-            Process p = new ProcessBuilder(command).directory(Archpool.repo().toFile())
+            Process p = Archpool.process(command).directory(Archpool.repo().toFile())
                     .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
                     .redirectErrorStream(true).redirectOutput(output.toFile()).start();
             if (!p.waitFor(5, TimeUnit.MINUTES)) {

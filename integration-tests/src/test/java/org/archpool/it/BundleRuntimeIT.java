@@ -25,7 +25,7 @@ class BundleRuntimeIT {
 
     private static String run(Path dir, List<String> command, Map<String, String> env) throws Exception {
         Path output = dir.resolve("out-" + System.nanoTime() + ".txt");
-        ProcessBuilder builder = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true)
+        ProcessBuilder builder = Archpool.process(command).directory(dir.toFile()).redirectErrorStream(true)
                 .redirectOutput(output.toFile());
         builder.environment().putAll(env);
         Process p = builder.start();

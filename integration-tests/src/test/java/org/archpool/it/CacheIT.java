@@ -196,9 +196,9 @@ class CacheIT {
     /** Starts a build and kills it once it is seen storing; says whether it was, and if not, why, in missed. */
     private boolean killedWhileStoring(Path manifest, Path folder, Path cache, List<String> missed) throws Exception {
         Path out = dir.resolve("killed.out");
-        Process p = new ProcessBuilder(Archpool.home().resolve("bin/archpool").toString(), "build",
+        Process p = Archpool.process(List.of(Archpool.home().resolve("bin/archpool").toString(), "build",
                 manifest.toString(), "--platform", "cuda", "--arch", "90", "--no-toolchain-check", "--cache",
-                cache.toString()).directory(folder.toFile()).redirectErrorStream(true)
+                cache.toString())).directory(folder.toFile()).redirectErrorStream(true)
                 .redirectOutput(out.toFile()).start();
         Path tmp = cache.resolve("tmp");
         Instant deadline = Instant.now().plus(Duration.ofMinutes(2));

@@ -52,7 +52,7 @@ class CdsArchiveIT {
 
         Path out = dir.resolve("stdout.txt");
         Path err = dir.resolve("stderr.txt");
-        ProcessBuilder pb = new ProcessBuilder(List.of(moved.resolve("bin/archpool").toString(), "build",
+        ProcessBuilder pb = Archpool.process(List.of(moved.resolve("bin/archpool").toString(), "build",
                 manifest.toString(), "--arch", "90", "-j2", "--no-toolchain-check"))
                 .directory(dir.toFile()).redirectOutput(out.toFile()).redirectError(err.toFile());
         Process p = pb.start();
@@ -70,7 +70,7 @@ class CdsArchiveIT {
         Files.delete(bare.resolve("lib/archpool.jsa"));
         Files.delete(bare.resolve("lib/worker.jsa"));
         Path manifest = Archpool.manifest(dir, MANIFEST);
-        Process p = new ProcessBuilder(List.of(bare.resolve("bin/archpool").toString(), "build", manifest.toString(),
+        Process p = Archpool.process(List.of(bare.resolve("bin/archpool").toString(), "build", manifest.toString(),
                 "--arch", "90", "-j2", "--no-toolchain-check")).directory(dir.toFile())
                 .redirectErrorStream(true).redirectOutput(dir.resolve("out.txt").toFile()).start();
         assertThat(p.waitFor(3, TimeUnit.MINUTES)).isTrue();

@@ -45,7 +45,7 @@ class ConsoleStallIT {
                 "build", "archpool.json", "--arch", "90", "-j2", "--retries", "0", "--heartbeat-timeout", "2s",
                 "--no-toolchain-check", "--report", dir.resolve("r.json").toString()));
         command.addAll(List.of(extra));
-        return new ProcessBuilder(command).directory(dir.toFile())
+        return Archpool.process(command).directory(dir.toFile())
                 .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
                 .redirectError(dir.resolve("err.txt").toFile()).start();
     }

@@ -157,7 +157,7 @@ class HostileOutputsIT {
                 + "\"timeout\":\"60s\"}]}");
         List<String> command = new ArrayList<>(List.of(Archpool.home().resolve("bin/archpool").toString()));
         command.addAll(List.of(args("archpool.json")));
-        Process first = new ProcessBuilder(command).directory(dir.toFile())
+        Process first = Archpool.process(command).directory(dir.toFile())
                 .redirectOutput(dir.resolve("first.out").toFile()).redirectError(dir.resolve("first.err").toFile())
                 .start();
         try {
@@ -186,7 +186,7 @@ class HostileOutputsIT {
 
     /** Runs {@code script} in bash, in a mount namespace of its own, with {@code $AP} the distribution's archpool. */
     private Archpool.Run bash(String script) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder("unshare", "--mount", "bash", "-c", script).directory(dir.toFile())
+        Process p = Archpool.process(List.of("unshare", "--mount", "bash", "-c", script)).directory(dir.toFile())
                 .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
                 .redirectOutput(dir.resolve("bash.out").toFile()).redirectError(dir.resolve("bash.err").toFile())
                 .start();

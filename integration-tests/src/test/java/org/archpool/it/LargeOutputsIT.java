@@ -198,7 +198,7 @@ class LargeOutputsIT {
         List<String> command = new ArrayList<>();
         command.add(Archpool.home().resolve("bin/archpool").toString());
         command.addAll(args);
-        return new ProcessBuilder(command).directory(dir.toFile())
+        return Archpool.process(command).directory(dir.toFile())
                 .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
                 .redirectOutput(dir.resolve("out.txt").toFile()).redirectError(dir.resolve("err.txt").toFile())
                 .start();

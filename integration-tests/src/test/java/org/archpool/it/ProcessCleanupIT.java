@@ -54,7 +54,7 @@ class ProcessCleanupIT {
         List<String> command = new ArrayList<>(prefix);
         command.add(Archpool.home().resolve("bin/archpool").toString());
         command.addAll(List.of(args));
-        return new ProcessBuilder(command).directory(dir.toFile())
+        return Archpool.process(command).directory(dir.toFile())
                 .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
                 .redirectOutput(dir.resolve("out.txt").toFile()).redirectError(dir.resolve("err.txt").toFile())
                 .start();

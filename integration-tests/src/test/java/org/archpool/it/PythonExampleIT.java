@@ -66,7 +66,7 @@ class PythonExampleIT {
         command.addAll(List.of(args));
         Path out = example.resolve("stdout.txt");
         Path err = example.resolve("stderr.txt");
-        ProcessBuilder pb = new ProcessBuilder(command).directory(example.toFile())
+        ProcessBuilder pb = Archpool.process(command).directory(example.toFile())
                 .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
                 .redirectOutput(out.toFile()).redirectError(err.toFile());
         pb.environment().remove("ARCHPOOL_HOME");

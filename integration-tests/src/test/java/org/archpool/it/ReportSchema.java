@@ -17,6 +17,7 @@ import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The report's JSON Schema, {@code docs/report.schema.json} of this repository, as a validator: the whole report, or
@@ -28,7 +29,7 @@ final class ReportSchema {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final SchemaRegistry REGISTRY = SchemaRegistry.withDefaultDialect(SpecificationVersion.DRAFT_2020_12,
             builder -> builder.schemaRegistryConfig(SchemaRegistryConfig.builder().formatAssertionsEnabled(true).build()));
-    private static final Map<String, Schema> CACHE = new HashMap<>();
+    private static final Map<String, Schema> CACHE = new ConcurrentHashMap<>();
 
     private ReportSchema() {
     }

@@ -137,8 +137,8 @@ class ReportSchemaIT {
                 commandJob("queued", "", "true"));
         Archpool.manifest(dir, "{\"version\":1,\"jobs\":[" + jobs + "]}");
         Path report = dir.resolve("report.json");
-        Process coordinator = new ProcessBuilder(Archpool.home().resolve("bin/archpool").toString(), "build",
-                "archpool.json", "--arch", "90", "-j2", "-k", "--report", report.toString())
+        Process coordinator = Archpool.process(List.of(Archpool.home().resolve("bin/archpool").toString(), "build",
+                "archpool.json", "--arch", "90", "-j2", "-k", "--report", report.toString()))
                 .directory(dir.toFile())
                 .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
                 .redirectOutput(dir.resolve("out.txt").toFile()).redirectError(dir.resolve("err.txt").toFile())

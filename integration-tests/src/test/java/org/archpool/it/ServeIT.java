@@ -23,12 +23,15 @@ import org.archpool.testing.MarkedProcesses;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * {@code archpool serve} as its clients use it (docs/service.md): the distribution's {@code bin/archpool} over
  * stdio and over a Unix socket, with real worker JVMs (or thread mode where only the protocol's load is tested).
  * Every process a job starts carries a marker of the test's own, so that what outlives a session is found.
  */
+// it asserts how long serve takes to end once its clients are gone: never beside a compile
+@Isolated
 class ServeIT {
 
     @TempDir
@@ -56,7 +59,7 @@ class ServeIT {
         command.add(Archpool.home().resolve("bin/archpool").toString());
         command.add("serve");
         command.addAll(List.of(args));
-        Process p = new ProcessBuilder(command).directory(dir.toFile())
+        Process p = Archpool.process(command).directory(dir.toFile())
                 .redirectError(err.toFile()).start();
         started.add(p);
         return p;

@@ -25,6 +25,9 @@ import org.junit.jupiter.api.Assumptions;
  */
 final class Slurm {
 
+    /** The {@code @ResourceLock} of the test classes that use a Slurm cluster: one of them runs at a time. */
+    static final String CLUSTERS = "archpool-slurm-clusters";
+
     private Slurm() {
     }
 

@@ -20,6 +20,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * {@code --launcher slurm} on a real Slurm cluster of several nodes ({@link SlurmCluster}: three nodes of two
@@ -28,6 +29,8 @@ import org.junit.jupiter.api.io.TempDir;
  * the jobs {@code crashed} with Slurm's words, Ctrl-C leaves no step on any node, and the cache is shared by
  * builds whose workers run on different nodes.
  */
+// its time-outs (heartbeats, slurmd's) are tight: never beside the other cluster's tests
+@ResourceLock(Slurm.CLUSTERS)
 class SlurmClusterIT {
 
     @TempDir
@@ -320,7 +323,7 @@ class SlurmClusterIT {
 
     /** Starts archpool in the test's folder against the cluster, its output in {@code out.txt} and {@code err.txt}. */
     private Process start(List<String> command) throws Exception {
-        ProcessBuilder pb = new ProcessBuilder(command).directory(dir.toFile())
+        ProcessBuilder pb = Archpool.process(command).directory(dir.toFile())
                 .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
                 .redirectOutput(dir.resolve("out.txt").toFile()).redirectError(dir.resolve("err.txt").toFile());
         pb.environment().put("SLURM_CONF", cluster.conf().toString());

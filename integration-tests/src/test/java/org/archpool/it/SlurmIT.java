@@ -23,12 +23,15 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * {@code --launcher slurm} against a real Slurm (slurmctld, slurmd, munge): every worker is a job step, the
  * protocol goes through {@code srun}, Slurm's faults end like local crashes with Slurm's words in the
  * diagnostic, and nothing of a build stays in {@code squeue}, also after Ctrl-C.
  */
+// its time-outs (heartbeats, slurmd's) are tight: never beside the other cluster's tests
+@ResourceLock(Slurm.CLUSTERS)
 class SlurmIT {
 
     private static String commandJob(String id, String script) {
@@ -150,8 +153,8 @@ class SlurmIT {
         Process sbatch;
         String submitted;
         try (FaultAgent agent = new FaultAgent(dir)) {
-            sbatch = new ProcessBuilder("sbatch", "--wait", "--parsable", "--ntasks=2", "--job-name=archpool-it",
-                    "--output=" + dir.resolve("out.txt"), "--wrap", archpool).directory(dir.toFile())
+            sbatch = Archpool.process(List.of("sbatch", "--wait", "--parsable", "--ntasks=2", "--job-name=archpool-it",
+                    "--output=" + dir.resolve("out.txt"), "--wrap", archpool)).directory(dir.toFile())
                     .redirectErrorStream(true).start();
             submitted = new String(sbatch.getInputStream().readAllBytes()).strip();
             assertThat(sbatch.waitFor(3, TimeUnit.MINUTES)).isTrue();
@@ -299,7 +302,7 @@ class SlurmIT {
         // one worker more than the node has CPUs: its job waits in the queue
         List<String> command = List.of(Archpool.home().resolve("bin/archpool").toString(), "build", "archpool.json",
                 "--arch", "90", "-j" + (cpus + 1), "-k", "--launcher", "slurm", "--report", dir.resolve("r.json").toString());
-        Process coordinator = new ProcessBuilder(command).directory(dir.toFile())
+        Process coordinator = Archpool.process(command).directory(dir.toFile())
                 .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
                 .redirectOutput(dir.resolve("out.txt").toFile()).redirectError(dir.resolve("err.txt").toFile()).start();
         try {

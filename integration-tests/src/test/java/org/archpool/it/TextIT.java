@@ -8,6 +8,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -36,7 +37,7 @@ class TextIT {
     /** Runs {@code script} with sh in {@code dir}, {@code $ARCHPOOL} naming the distribution's launcher. */
     private static Run sh(Path dir, Map<String, String> env, String script) throws Exception {
         Files.writeString(dir.resolve("run.sh"), script, StandardCharsets.US_ASCII);
-        ProcessBuilder pb = new ProcessBuilder("sh", "run.sh").directory(dir.toFile())
+        ProcessBuilder pb = Archpool.process(List.of("sh", "run.sh")).directory(dir.toFile())
                 .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
                 .redirectOutput(dir.resolve("out.txt").toFile()).redirectError(dir.resolve("err.txt").toFile());
         Map<String, String> environment = pb.environment();

@@ -16,6 +16,7 @@ import java.util.concurrent.TimeUnit;
 import org.archpool.testing.MarkedProcesses;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * Workers that die, hang or get recycled, and a coordinator that is interrupted or killed: every job keeps
@@ -23,6 +24,8 @@ import org.junit.jupiter.api.io.TempDir;
  * plays on their worker from outside (a job cannot see its worker from its PID namespace); a marker file
  * makes the fault happen on the first attempt only.
  */
+// it asserts how long a hung worker takes to be found and a Ctrl-C to end the build: never beside a compile
+@Isolated
 class WorkerFaultIT {
 
     private static String commandJob(String id, String script) {
@@ -123,7 +126,7 @@ class WorkerFaultIT {
         Archpool.manifest(dir, "{\"version\":1,\"jobs\":[" + jobs + "]}");
         List<String> command = new ArrayList<>(List.of(Archpool.home().resolve("bin/archpool").toString(), "build",
                 "archpool.json", "--arch", "90", "-j2", "-k", "--report", dir.resolve("r.json").toString()));
-        Process p = new ProcessBuilder(command).directory(dir.toFile())
+        Process p = Archpool.process(command).directory(dir.toFile())
                 .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
                 .redirectOutput(dir.resolve("out.txt").toFile()).redirectError(dir.resolve("err.txt").toFile()).start();
         await().atMost(Duration.ofSeconds(30)).until(() -> sleeps(dir).size() >= 4);
