@@ -70,7 +70,6 @@ end() {
   part_name=""
 }
 report() {
-  local status=$?
   if [ -n "${part_name:-}" ]; then
     parts+=("$(printf '%-12s %5d s (failed or stopped here)' "$part_name" $((SECONDS - part_started)))")
   fi
@@ -79,7 +78,6 @@ report() {
     echo "test:   $line" >&2
   done
   echo "test:   $(printf '%-12s %5d s' total "$SECONDS")" >&2
-  return "$status"
 }
 
 if ! command -v nvcc >/dev/null 2>&1 && [ -x /usr/local/cuda/bin/nvcc ]; then
@@ -96,8 +94,9 @@ export ARCHPOOL_NGINX_DIR="${TMPDIR:-/tmp}/archpool-test-nginx"
 cluster() {
   ARCHPOOL_SLURM_DIR="$ARCHPOOL_TEST_SLURM_CLUSTER" SLURM_CONF="$ARCHPOOL_TEST_SLURM_CLUSTER/slurm.conf" "$@"
 }
-# stops whatever is running, also what a run killed half-way left behind
-trap 'report; scripts/nginx-cache.sh stop || true; scripts/slurm-local.sh stop || true
+# stops whatever is running, also what a run killed half-way left behind (the script's exit status stays that of
+# the part that failed: each command here is allowed to fail, so that errexit never cuts the clean-up short)
+trap 'report || true; scripts/nginx-cache.sh stop || true; scripts/slurm-local.sh stop || true
   cluster scripts/slurm-local.sh stop || true' EXIT
 
 begin packages

@@ -84,7 +84,8 @@ class BenchSmokeIT {
             String key = figure.getKey();
             JsonNode value = figure.getValue().path("value");
             assertThat(value.isNumber()).as("%s is measured: %s", key, figure.getValue()).isTrue();
-            assertThat(value.asDouble()).as(key).isNotNegative().isLessThan(Double.POSITIVE_INFINITY);
+            // differences (isolation.added.*: on minus off) may be negative; no figure is NaN or infinite
+            assertThat(Double.isFinite(value.asDouble())).as("%s is finite: %s", key, value).isTrue();
             assertThat(report).as("%s is printed", key).contains("| " + figure.getValue().path("label").asText() + " |");
             sections.add(key.substring(0, key.indexOf('.')));
         });
@@ -125,7 +126,10 @@ class BenchSmokeIT {
         }
     }
 
-    /** Runs bench/run from the repository root, stdout and stderr together, for at most 5 minutes. */
+    /**
+     * Runs bench/run from the repository root, stdout and stderr together, for at most 10 minutes: it takes about
+     * 2 alone, and up to 5 beside three other classes on 2 cores; the limit only stops a hang.
+     */
     private static Run bench(String... args) throws Exception {
         List<String> command = new ArrayList<>(List.of(Archpool.repo().resolve("bench/run").toString()));
         command.addAll(List.of(args));
@@ -134,13 +138,13 @@ class BenchSmokeIT {
             Process p = Archpool.process(command).directory(Archpool.repo().toFile())
                     .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
                     .redirectErrorStream(true).redirectOutput(output.toFile()).start();
-            if (!p.waitFor(5, TimeUnit.MINUTES)) {
+            if (!p.waitFor(10, TimeUnit.MINUTES)) {
                 p.destroy(); // SIGTERM: the harness stops its contenders and removes its work folder
                 if (!p.waitFor(30, TimeUnit.SECONDS)) {
                     p.descendants().forEach(ProcessHandle::destroyForcibly);
                     p.destroyForcibly();
                 }
-                throw new AssertionError("bench/run --smoke did not finish in 5 minutes:\n"
+                throw new AssertionError("bench/run --smoke did not finish in 10 minutes:\n"
                         + Files.readString(output, StandardCharsets.UTF_8));
             }
             return new Run(p.exitValue(), Files.readString(output, StandardCharsets.UTF_8));

@@ -16,6 +16,7 @@ import org.archpool.testing.MarkedProcesses;
 import org.archpool.testing.RequiredTool;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * Compilers that crash or hang, run by the real distribution: a signal is reported {@code failed} with its
@@ -23,6 +24,8 @@ import org.junit.jupiter.api.io.TempDir;
  * phase, and kills the job's whole process tree, down to the compiler's own children. The fixture
  * compilers are the scripts in {@code fault-tools/}.
  */
+// it asserts that a time limit of 3 s ends a job between 2.9 and 7 s: never beside a compile
+@Isolated
 class CompilerFaultIT {
 
     private static final String[] TOOLS = {"segfaulting-compiler", "aborting-compiler", "killed-compiler",

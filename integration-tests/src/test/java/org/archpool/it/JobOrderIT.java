@@ -12,11 +12,14 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * Longest first against the distribution: a long job listed last runs first once its duration is known, the report
  * says what the order was and how well the slots were filled, and the order changes no outcome and no file.
  */
+// it asserts how long its jobs took and how well they filled the slot: never beside a compile
+@Isolated
 class JobOrderIT {
 
     @TempDir
