@@ -24,6 +24,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# A shell started in the background (`scripts/test.sh &`, `nohup ... &`, some CI runners) ignores SIGINT, and so
+# would every process the tests start: the tests of Ctrl-C would see archpool ignore it (a JVM started with SIGINT
+# ignored installs no handler for it). So the tests run with SIGINT at its default, however this script was started.
+if (( (16#$(awk '/^SigIgn:/ {print $2}' /proc/$$/status) & 2) != 0 )); then
+  exec env --default-signal=INT "$0" "$@"
+fi
+
 only=""
 maven_args=()
 while [ $# -gt 0 ]; do
@@ -57,27 +64,46 @@ needs() {
   return 1
 }
 
-# The parts' times, printed at the end however the run ends.
+# The parts' times, printed at the end however the run ends: the wall-clock time, and the CPU time the whole
+# machine spent busy meanwhile (/proc/stat: user, nice, system, irq, softirq, steal; the services' daemons count
+# too), from which the run's floor on this machine's CPUs follows: its CPU time spread evenly over them.
 parts=()
 part_started=0
+cpus="$(nproc)"
+ticks_per_second="$(getconf CLK_TCK)"
+busy_ticks() {
+  awk '/^cpu / {print $2 + $3 + $4 + $7 + $8 + $9}' /proc/stat
+}
+run_busy_started="$(busy_ticks)"
+part_busy_started=0
 begin() {
   part_name="$1"
   part_started=$SECONDS
+  part_busy_started="$(busy_ticks)"
   echo "test: == $part_name" >&2
 }
+# one line of the report: name, wall seconds, CPU seconds since the given tick count, and what follows
+part_line() {
+  local cpu=$((($(busy_ticks) - $3) / ticks_per_second))
+  printf '%-12s %5d s  CPU %5d s (%3d %% of %d CPUs)%s' "$1" "$2" "$cpu" \
+    $((100 * cpu / ($2 > 0 ? $2 * cpus : cpus))) "$cpus" "$4"
+}
 end() {
-  parts+=("$(printf '%-12s %5d s' "$part_name" $((SECONDS - part_started)))")
+  parts+=("$(part_line "$part_name" $((SECONDS - part_started)) "$part_busy_started" "")")
   part_name=""
 }
 report() {
   if [ -n "${part_name:-}" ]; then
-    parts+=("$(printf '%-12s %5d s (failed or stopped here)' "$part_name" $((SECONDS - part_started)))")
+    parts+=("$(part_line "$part_name" $((SECONDS - part_started)) "$part_busy_started" " (failed or stopped here)")")
   fi
-  echo "test: what each part took:" >&2
+  local cpu=$((($(busy_ticks) - run_busy_started) / ticks_per_second))
+  echo "test: what each part took (CPU: the seconds the machine's CPUs were busy meanwhile):" >&2
   for line in "${parts[@]}"; do
     echo "test:   $line" >&2
   done
-  echo "test:   $(printf '%-12s %5d s' total "$SECONDS")" >&2
+  echo "test:   $(part_line total "$SECONDS" "$run_busy_started" "")" >&2
+  echo "test:   the floor on $cpus CPUs (CPU time / $cpus): $((cpu / cpus)) s; this run took" \
+    "$((100 * SECONDS / (cpu > 0 ? cpu / cpus : 1))) % of it" >&2
 }
 
 if ! command -v nvcc >/dev/null 2>&1 && [ -x /usr/local/cuda/bin/nvcc ]; then

@@ -13,7 +13,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -78,7 +77,7 @@ class ConsoleStallIT {
             try (InputStream in = archpool.getInputStream()) {
                 stdout = new String(in.readAllBytes(), StandardCharsets.UTF_8);
             }
-            assertThat(archpool.waitFor(30, TimeUnit.SECONDS)).isTrue();
+            Exits.within(archpool, Duration.ofSeconds(30), dir.resolve("err.txt"));
             assertThat(archpool.exitValue()).as(stdout).isZero();
             assertThat(stdout).contains("] slow succeeded on w").contains("] q399" + PAD + " succeeded on w")
                     .containsPattern("archpool: \\d+ progress lines not shown: the console's reader was too slow")
@@ -101,7 +100,7 @@ class ConsoleStallIT {
             // every quick job has run, and written far more than the pipe holds
             await().atMost(Duration.ofSeconds(120)).until(() -> Files.exists(slowLog) && Files.exists(lastLog));
             new ProcessBuilder("kill", "-INT", Long.toString(archpool.pid())).start().waitFor();
-            assertThat(archpool.waitFor(10, TimeUnit.SECONDS)).isTrue();
+            Exits.within(archpool, Duration.ofSeconds(10), dir.resolve("err.txt"));
             assertThat(archpool.exitValue()).isEqualTo(130);
             JsonNode report = Archpool.json(dir.resolve("r.json"));
             assertThat(report.path("exitCode").asInt()).isEqualTo(130);
@@ -127,7 +126,7 @@ class ConsoleStallIT {
             assertThat(new ProcessBuilder("kill", "-STOP", "--", group).start().waitFor()).isZero();
             Thread.sleep(5_000); // well past --heartbeat-timeout 2s
             assertThat(new ProcessBuilder("kill", "-CONT", "--", group).start().waitFor()).isZero();
-            assertThat(archpool.waitFor(60, TimeUnit.SECONDS)).isTrue();
+            Exits.within(archpool, Duration.ofSeconds(60), dir.resolve("err.txt"));
             String stdout = new String(archpool.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             assertThat(archpool.exitValue()).as(stdout).isZero();
             assertEveryJobSucceededAtOnce(Archpool.json(dir.resolve("r.json")), 2);

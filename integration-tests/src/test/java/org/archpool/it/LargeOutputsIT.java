@@ -15,7 +15,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import javax.xml.parsers.DocumentBuilderFactory;
 import org.archpool.testing.RequiredTool;
@@ -125,7 +124,7 @@ class LargeOutputsIT {
             Process coordinator = start(dir, build("--junit", "later/j.xml", "--html", "out/h.html"));
             await().atMost(Duration.ofSeconds(30)).until(() -> started(dir) > 0);
             tmpfs.remountReadOnly();
-            assertThat(coordinator.waitFor(60, TimeUnit.SECONDS)).isTrue();
+            Exits.within(coordinator, Duration.ofSeconds(60), dir.resolve("err.txt"));
             String err = Files.readString(dir.resolve("err.txt"));
             assertThat(coordinator.exitValue()).as(err).isEqualTo(74);
             assertThat(err).contains("cannot write --junit later/j.xml: Read-only file system")
@@ -150,7 +149,7 @@ class LargeOutputsIT {
         Process coordinator = start(dir, args);
         await().atMost(Duration.ofSeconds(60)).until(() -> started(dir) >= 2);
         new ProcessBuilder("kill", "-" + signal, Long.toString(coordinator.pid())).start().waitFor();
-        assertThat(coordinator.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        Exits.within(coordinator, Duration.ofSeconds(60), dir.resolve("err.txt"));
         String err = Files.readString(dir.resolve("err.txt"));
         assertThat(coordinator.exitValue()).as(err).isEqualTo(130);
         assertThat(err).contains("interrupted").doesNotContain("Exception").doesNotContain("not written");
@@ -175,7 +174,7 @@ class LargeOutputsIT {
         Path report = dir.resolve("out/r.json");
         await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(20)).until(() -> Files.exists(report));
         new ProcessBuilder("kill", "-INT", Long.toString(coordinator.pid())).start().waitFor();
-        assertThat(coordinator.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        Exits.within(coordinator, Duration.ofSeconds(30), dir.resolve("err.txt"));
         String said = Files.readString(dir.resolve("err.txt"));
         assertThat(coordinator.exitValue()).as(said).isEqualTo(130);
         assertThat(said).contains("interrupted again: stopping now").doesNotContain("Exception");

@@ -12,7 +12,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.StreamSupport;
 import org.archpool.testing.MarkedProcesses;
 import org.archpool.testing.RequiredTool;
@@ -152,7 +151,7 @@ class SlurmClusterIT {
             lost = cluster.archpoolJobs().get(0).split(" ")[1];
             assertThat(lost).isIn("node2", "node3");
             cluster.killNode(lost);
-            assertThat(coordinator.waitFor(3, TimeUnit.MINUTES)).isTrue();
+            Exits.within(coordinator, Duration.ofMinutes(3), dir.resolve("err.txt"));
         } finally {
             coordinator.descendants().forEach(ProcessHandle::destroyForcibly);
             coordinator.destroyForcibly();
@@ -198,7 +197,7 @@ class SlurmClusterIT {
             await().atMost(Duration.ofSeconds(90)).until(() -> read(dir.resolve("err.txt"))
                     .contains("no more workers of this build start on node node3"));
             cluster.run("scancel", blocker);
-            assertThat(coordinator.waitFor(3, TimeUnit.MINUTES)).isTrue();
+            Exits.within(coordinator, Duration.ofMinutes(3), dir.resolve("err.txt"));
             assertThat(coordinator.exitValue()).as(read(dir.resolve("err.txt"))).isZero();
         } finally {
             cluster.run("scancel", blocker);
@@ -236,7 +235,7 @@ class SlurmClusterIT {
             for (String node : cluster.nodes()) {
                 cluster.killNode(node);
             }
-            assertThat(coordinator.waitFor(3, TimeUnit.MINUTES)).isTrue();
+            Exits.within(coordinator, Duration.ofMinutes(3), dir.resolve("err.txt"));
         } finally {
             coordinator.descendants().forEach(ProcessHandle::destroyForcibly);
             coordinator.destroyForcibly();
@@ -274,7 +273,7 @@ class SlurmClusterIT {
             assertThat(cluster.archpoolJobs()).anyMatch(j -> j.endsWith("PENDING"));
 
             new ProcessBuilder("kill", "-INT", Long.toString(coordinator.pid())).start().waitFor();
-            assertThat(coordinator.waitFor(30, TimeUnit.SECONDS)).isTrue();
+            Exits.within(coordinator, Duration.ofSeconds(30), dir.resolve("err.txt"));
             assertThat(coordinator.exitValue()).as(read(dir.resolve("err.txt"))).isEqualTo(130);
             cluster.assertNothingLeft(Duration.ofSeconds(15));
             await().atMost(Duration.ofSeconds(10))

@@ -313,7 +313,7 @@ class SlurmIT {
             assertThat(Slurm.archpoolJobs()).hasSize(cpus + 1);
 
             new ProcessBuilder("kill", "-INT", Long.toString(coordinator.pid())).start().waitFor();
-            assertThat(coordinator.waitFor(30, TimeUnit.SECONDS)).isTrue();
+            Exits.within(coordinator, Duration.ofSeconds(30), dir.resolve("err.txt"));
             assertThat(coordinator.exitValue()).as(Files.readString(dir.resolve("err.txt"))).isEqualTo(130);
             Slurm.assertQueueEmpty(Duration.ofSeconds(10));
             await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(MarkedProcesses.alive(sleep.toString()))

@@ -160,7 +160,7 @@ class WorkerFaultIT {
         List<ProcessHandle> workers = workers(dir);
         long start = System.nanoTime();
         new ProcessBuilder("kill", "-INT", Long.toString(coordinator.pid())).start().waitFor();
-        assertThat(coordinator.waitFor(10, TimeUnit.SECONDS)).isTrue();
+        Exits.within(coordinator, Duration.ofSeconds(10), dir.resolve("err.txt"));
         assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
         assertThat(coordinator.exitValue()).isEqualTo(130);
         JsonNode r = Archpool.json(dir.resolve("r.json"));
@@ -177,7 +177,7 @@ class WorkerFaultIT {
         Process coordinator = startLongBuild(dir);
         List<ProcessHandle> workers = workers(dir);
         coordinator.destroy();
-        assertThat(coordinator.waitFor(10, TimeUnit.SECONDS)).isTrue();
+        Exits.within(coordinator, Duration.ofSeconds(10), dir.resolve("err.txt"));
         assertThat(coordinator.exitValue()).isEqualTo(130);
         assertThat(Archpool.json(dir.resolve("r.json")).path("jobs").findValuesAsText("outcome")).containsOnly("cancelled");
         assertAllGone(dir, workers);
