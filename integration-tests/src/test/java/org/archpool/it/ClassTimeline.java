@@ -7,8 +7,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 
 import org.junit.platform.engine.TestExecutionResult;
 import org.junit.platform.engine.support.descriptor.ClassSource;
@@ -21,7 +24,9 @@ import org.junit.platform.launcher.TestPlan;
  * file the system property {@code archpool.test.timeline} names (one tab-separated line per event: seconds since
  * the run began, {@code start} or {@code end}, the class, the CPU seconds the whole machine had spent busy so far
  * from {@code /proc/stat}). It shows where a run of classes side by side leaves cores idle: docs/testing.md reads
- * it. Registered through {@code META-INF/services}; does nothing when the property is not set.
+ * it. Also keeps what each class took, in the run that ran it last, in the file {@code archpool.test.durations}
+ * names, which {@link LongestFirst} orders the next run by. Registered through {@code META-INF/services}; does
+ * nothing when the properties are not set.
  */
 public final class ClassTimeline implements TestExecutionListener {
 
@@ -31,7 +36,10 @@ public final class ClassTimeline implements TestExecutionListener {
 
     private final Optional<Path> file = Optional.ofNullable(System.getProperty("archpool.test.timeline"))
             .filter(s -> !s.isBlank()).map(Path::of);
+    private final Optional<Path> durations = LongestFirst.durationsFile();
     private final List<String> lines = new ArrayList<>();
+    private final Map<String, Double> started = new HashMap<>();
+    private final Map<String, Double> took = new HashMap<>();
     private long startedNanos;
     private double busyAtStart;
 
@@ -53,6 +61,12 @@ public final class ClassTimeline implements TestExecutionListener {
 
     @Override
     public synchronized void testPlanExecutionFinished(TestPlan plan) {
+        if (durations.isPresent() && !took.isEmpty()) {
+            Map<String, Double> all = new TreeMap<>(LongestFirst.read(durations.get()));
+            all.putAll(took);
+            write(durations.get(), all.entrySet().stream()
+                    .map(e -> String.format("%s\t%.1f", e.getKey(), e.getValue())).toList());
+        }
         if (file.isEmpty()) {
             return;
         }
@@ -61,20 +75,32 @@ public final class ClassTimeline implements TestExecutionListener {
         lines.add(String.format("# %.1f s, %.1f CPU seconds busy on %d CPUs: %.0f %% of them", wall, busy,
                 Runtime.getRuntime().availableProcessors(),
                 100 * busy / (wall * Runtime.getRuntime().availableProcessors())));
+        write(file.get(), lines);
+    }
+
+    private static void write(Path path, List<String> content) {
         try {
-            Files.createDirectories(file.get().toAbsolutePath().getParent());
-            Files.write(file.get(), lines, StandardCharsets.UTF_8);
+            Files.createDirectories(path.toAbsolutePath().getParent());
+            Files.write(path, content, StandardCharsets.UTF_8);
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot write the class timeline " + file.get(), e);
+            throw new UncheckedIOException("cannot write " + path, e);
         }
     }
 
     private synchronized void record(TestIdentifier id, String event) {
-        if (file.isEmpty() || !(id.getSource().orElse(null) instanceof ClassSource source)) {
+        if (!(id.getSource().orElse(null) instanceof ClassSource source)) {
             return;
         }
-        lines.add(String.format("%.1f\t%s\t%s\t%.1f", (System.nanoTime() - startedNanos) / 1e9, event,
-                source.getJavaClass().getSimpleName(), busySeconds() - busyAtStart));
+        String name = source.getJavaClass().getSimpleName();
+        double at = (System.nanoTime() - startedNanos) / 1e9;
+        if (event.equals("start")) {
+            started.put(name, at);
+        } else if (started.containsKey(name)) {
+            took.put(name, at - started.get(name));
+        }
+        if (file.isPresent()) {
+            lines.add(String.format("%.1f\t%s\t%s\t%.1f", at, event, name, busySeconds() - busyAtStart));
+        }
     }
 
     /** CPU seconds the machine has spent busy since it booted: every state of the {@code cpu} line but idle and iowait. */
