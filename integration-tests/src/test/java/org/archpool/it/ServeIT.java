@@ -21,58 +21,37 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.archpool.testing.MarkedProcesses;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * {@code archpool serve} as its clients use it (docs/service.md): the distribution's {@code bin/archpool} over
  * stdio and over a Unix socket, with real worker JVMs (or thread mode where only the protocol's load is tested).
- * Every process a job starts carries a marker of the test's own, so that what outlives a session is found.
+ * Every process a job starts carries a marker of the test's own, so that what outlives a session is found. How
+ * long serve takes to end once its client is gone is {@link ServeEndsIT}'s, which runs alone.
  */
-// it asserts how long serve takes to end once its clients are gone: never beside a compile
-@Isolated
 class ServeIT {
 
     @TempDir
     Path dir;
 
-    private final String marker = MarkedProcesses.newMarker();
-    private final List<Process> started = new ArrayList<>();
+    private Serves serves;
+
+    @BeforeEach
+    void serves() {
+        serves = new Serves(dir);
+    }
 
     @AfterEach
     void killLeftovers() {
-        for (Process p : started) {
-            p.descendants().forEach(ProcessHandle::destroyForcibly);
-            p.destroyForcibly();
-        }
-        MarkedProcesses.killAll(marker);
-    }
-
-    private Process serve(String... args) throws Exception {
-        return serveTo(dir.resolve("serve.err"), args);
-    }
-
-    /** A serve whose stderr goes to {@code err}. */
-    private Process serveTo(Path err, String... args) throws Exception {
-        List<String> command = new ArrayList<>();
-        command.add(Archpool.home().resolve("bin/archpool").toString());
-        command.add("serve");
-        command.addAll(List.of(args));
-        Process p = Archpool.process(command).directory(dir.toFile())
-                .redirectError(err.toFile()).start();
-        started.add(p);
-        return p;
+        serves.close();
     }
 
     /** A client of the serve on {@code socket}, once it listens (the file exists a moment before it does). */
     private static ServeClient connect(Path socket) {
         return await().atMost(Duration.ofSeconds(60)).ignoreExceptions()
                 .until(() -> ServeClient.connect(socket), c -> c != null);
-    }
-
-    private String stderr() throws Exception {
-        return Files.readString(dir.resolve("serve.err"));
     }
 
     private static JsonNode report(JsonNode bye) throws Exception {
@@ -84,7 +63,7 @@ class ServeIT {
     @Test
     void aStdioSessionBuildsJobsOnWorkerJvmsAndEndsWithItsReport() throws Exception {
         Path metrics = dir.resolve("serve.prom");
-        Process serve = serve("--stdio", "--arch", "90", "--no-toolchain-check", "-j", "1", "--metrics",
+        Process serve = serves.serve("--stdio", "--arch", "90", "--no-toolchain-check", "-j", "1", "--metrics",
                 metrics.toString());
         ServeClient client = ServeClient.of(serve);
         JsonNode hello = client.next("hello");
@@ -129,7 +108,7 @@ class ServeIT {
         JsonNode bye = client.next("bye");
         assertThat(bye.path("outcomes").toString()).isEqualTo("{\"succeeded\":1,\"failed\":1}");
         assertThat(serve.waitFor(30, TimeUnit.SECONDS)).isTrue();
-        assertThat(serve.exitValue()).as(stderr()).isZero();
+        assertThat(serve.exitValue()).as(serves.stderr()).isZero();
         JsonNode report = report(bye);
         assertThat(report.has("manifest")).isFalse();
         assertThat(report.path("jobs").findValuesAsText("clientJobId")).containsExactly("c1", "c2");
@@ -141,7 +120,7 @@ class ServeIT {
     /** A serve of two targets: a submit names its platform, is built for its archs there, or is skipped. */
     @Test
     void aServeOfTwoTargetsBuildsEachSubmitForThePlatformItNames() throws Exception {
-        Process serve = serve("--stdio", "--target", "cuda:80,90", "--target", "hip:gfx90a,gfx942",
+        Process serve = serves.serve("--stdio", "--target", "cuda:80,90", "--target", "hip:gfx90a,gfx942",
                 "--no-toolchain-check", "-j", "1");
         ServeClient client = ServeClient.of(serve);
         JsonNode hello = client.next("hello");
@@ -176,61 +155,33 @@ class ServeIT {
         JsonNode bye = client.next("bye");
         assertThat(bye.path("outcomes").toString()).isEqualTo("{\"succeeded\":1,\"skipped\":1}");
         assertThat(serve.waitFor(30, TimeUnit.SECONDS)).isTrue();
-        assertThat(serve.exitValue()).as(stderr()).isZero();
+        assertThat(serve.exitValue()).as(serves.stderr()).isZero();
         JsonNode report = report(bye);
         assertThat(report.path("gpuTargets").findValuesAsText("platform")).containsExactly("cuda", "hip");
     }
 
     @Test
-    void theEndOfStdinEndsEveryJobWorkerAndProcessWithinTwoSeconds() throws Exception {
-        Path sleep = MarkedProcesses.markedSleep(Files.createDirectories(dir.resolve("bin")), marker);
-        Process serve = serve("--stdio", "--arch", "90", "--no-toolchain-check", "-j", "2");
-        ServeClient client = ServeClient.of(serve);
-        client.next("hello");
-        client.send(submit("a", dir, commandJob("a", sleep + " 1101")));
-        client.send(submit("b", dir, commandJob("b", "(" + sleep + " 1102 &); " + sleep + " 1103")));
-        client.send(submit("queued", dir, commandJob("c", sleep + " 1104")));
-        await().atMost(Duration.ofSeconds(60)).until(() -> MarkedProcesses.alive(marker).size() >= 3);
-        List<ProcessHandle> workers = serve.descendants()
-                .filter(p -> p.info().commandLine().orElse("").contains("org.archpool.worker.WorkerMain")).toList();
-        assertThat(workers).hasSize(2);
-
-        long closed = System.nanoTime();
-        serve.getOutputStream().close(); // as the client's death would: the end of serve's stdin
-        assertThat(serve.waitFor(10, TimeUnit.SECONDS)).as("serve ends").isTrue();
-        await().atMost(Duration.ofSeconds(2)).untilAsserted(() -> {
-            assertThat(MarkedProcesses.alive(marker)).as("the jobs' processes").isEmpty();
-            assertThat(workers).noneMatch(ProcessHandle::isAlive);
-        });
-        assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - closed)).isLessThan(5_000);
-        assertThat(serve.exitValue()).as(stderr()).isZero();
-        JsonNode report = Archpool.json(dir.resolve(".archpool/serve-" + serve.pid() + "/report.json"));
-        assertThat(ReportSchema.problems(report)).isEmpty();
-        assertThat(report.path("jobs").findValuesAsText("outcome")).containsOnly("cancelled").hasSize(3);
-    }
-
-    @Test
     void sigtermCancelsEveryJobWritesTheReportSaysByeAndExits130() throws Exception {
-        Path sleep = MarkedProcesses.markedSleep(Files.createDirectories(dir.resolve("bin")), marker);
-        Process serve = serve("--stdio", "--arch", "90", "--no-toolchain-check", "-j", "1");
+        Path sleep = serves.markedSleep();
+        Process serve = serves.serve("--stdio", "--arch", "90", "--no-toolchain-check", "-j", "1");
         ServeClient client = ServeClient.of(serve);
         client.next("hello");
         client.send(submit("a", dir, commandJob("a", sleep + " 1301")));
         client.next("accepted");
-        await().atMost(Duration.ofSeconds(60)).until(() -> !MarkedProcesses.alive(marker).isEmpty());
+        await().atMost(Duration.ofSeconds(60)).until(() -> !MarkedProcesses.alive(serves.marker()).isEmpty());
         serve.toHandle().destroy(); // SIGTERM (Process.destroy would also close our end of its pipes)
         JsonNode result = client.next("result", Duration.ofSeconds(10));
         assertThat(result.path("job").path("outcome").asText()).isEqualTo("cancelled");
         JsonNode bye = client.next("bye", Duration.ofSeconds(10));
         assertThat(serve.waitFor(10, TimeUnit.SECONDS)).isTrue();
-        assertThat(serve.exitValue()).as(stderr()).isEqualTo(130);
+        assertThat(serve.exitValue()).as(serves.stderr()).isEqualTo(130);
         assertThat(report(bye).path("exitCode").asInt()).isEqualTo(130);
-        assertThat(MarkedProcesses.alive(marker)).isEmpty();
+        assertThat(MarkedProcesses.alive(serves.marker())).isEmpty();
     }
 
     @Test
     void aMalformedAndAnOversizedLineAreAnsweredWithErrorsAndTheSessionGoesOn() throws Exception {
-        Process serve = serve("--stdio", "--mode", "thread", "--arch", "90", "--no-toolchain-check", "-j", "1");
+        Process serve = serves.serve("--stdio", "--mode", "thread", "--arch", "90", "--no-toolchain-check", "-j", "1");
         ServeClient client = ServeClient.of(serve);
         client.next("hello");
         client.send("{not json");
@@ -256,14 +207,14 @@ class ServeIT {
         client.send("{\"type\":\"shutdown\"}");
         client.next("bye");
         assertThat(serve.waitFor(30, TimeUnit.SECONDS)).isTrue();
-        assertThat(serve.exitValue()).as(stderr()).isZero();
+        assertThat(serve.exitValue()).as(serves.stderr()).isZero();
         assertThat(client.endsNext(Duration.ofSeconds(10))).as("nothing after bye").isTrue();
     }
 
     @Test
     void twoSocketClientsShareOneServeAndStopEndsIt() throws Exception {
         Path socket = dir.resolve("run/serve.sock");
-        Process serve = serve("--socket", socket.toString(), "--arch", "90", "--no-toolchain-check", "-j", "2");
+        Process serve = serves.serve("--socket", socket.toString(), "--arch", "90", "--no-toolchain-check", "-j", "2");
         await().atMost(Duration.ofSeconds(60)).until(() -> Files.exists(socket));
         assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(socket.getParent())))
                 .isEqualTo("rwx------");
@@ -286,7 +237,7 @@ class ServeIT {
         Archpool.Run stop = new Archpool().in(dir).run("serve", "--socket", socket.toString(), "--stop");
         assertThat(stop.exitCode()).as(stop.toString()).isZero();
         assertThat(serve.waitFor(30, TimeUnit.SECONDS)).isTrue();
-        assertThat(serve.exitValue()).as(stderr()).isZero();
+        assertThat(serve.exitValue()).as(serves.stderr()).isZero();
         assertThat(socket).doesNotExist();
         JsonNode report = Archpool.json(dir.resolve(".archpool/serve-" + serve.pid() + "/report.json"));
         assertThat(ReportSchema.problems(report)).isEmpty();
@@ -295,9 +246,9 @@ class ServeIT {
 
     @Test
     void aSocketClientThatDisconnectsHasItsJobsCancelledWhileAnothersCompletes() throws Exception {
-        Path sleep = MarkedProcesses.markedSleep(Files.createDirectories(dir.resolve("bin")), marker);
+        Path sleep = serves.markedSleep();
         Path socket = dir.resolve("run/serve.sock");
-        Process serve = serve("--socket", socket.toString(), "--arch", "90", "--no-toolchain-check", "-j", "2");
+        Process serve = serves.serve("--socket", socket.toString(), "--arch", "90", "--no-toolchain-check", "-j", "2");
         await().atMost(Duration.ofSeconds(60)).until(() -> Files.exists(socket));
         try (ServeClient stays = connect(socket)) {
             stays.next("hello");
@@ -305,12 +256,12 @@ class ServeIT {
                 leaves.next("hello");
                 leaves.send(submit("doomed", dir, commandJob("doomed", sleep + " 1201")));
                 leaves.next("accepted");
-                await().atMost(Duration.ofSeconds(60)).until(() -> !MarkedProcesses.alive(marker).isEmpty());
+                await().atMost(Duration.ofSeconds(60)).until(() -> !MarkedProcesses.alive(serves.marker()).isEmpty());
                 stays.send(submit("kept", dir, commandJob("kept", "sleep 2; echo done")));
                 stays.next("accepted");
             }
             await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
-                    assertThat(MarkedProcesses.alive(marker)).as("the gone client's job").isEmpty());
+                    assertThat(MarkedProcesses.alive(serves.marker())).as("the gone client's job").isEmpty());
             assertThat(stays.next("result").path("job").path("outcome").asText()).isEqualTo("succeeded");
             stays.send("{\"type\":\"shutdown\",\"cancelRunning\":true}");
             JsonNode bye = stays.next("bye");
@@ -320,7 +271,7 @@ class ServeIT {
             assertThat(outcomes).containsEntry("doomed", "cancelled").containsEntry("kept", "succeeded");
         }
         assertThat(serve.waitFor(30, TimeUnit.SECONDS)).isTrue();
-        assertThat(serve.exitValue()).as(stderr()).isZero();
+        assertThat(serve.exitValue()).as(serves.stderr()).isZero();
     }
 
     @Test
@@ -359,7 +310,7 @@ class ServeIT {
             dead.bind(java.net.UnixDomainSocketAddress.of(socket));
         }
         assertThat(socket).exists();
-        Process serve = serve("--socket", socket.toString(), "--mode", "thread", "--arch", "90",
+        Process serve = serves.serve("--socket", socket.toString(), "--mode", "thread", "--arch", "90",
                 "--no-toolchain-check", "-j", "1");
         try (ServeClient client = connect(socket)) {
             assertThat(client.next("hello").path("pid").asLong()).isEqualTo(serve.pid());
@@ -388,8 +339,8 @@ class ServeIT {
         String[] args = {"--socket", socket.toString(), "--mode", "thread", "--arch", "90", "--no-toolchain-check",
                 "-j", "1"};
         // each takes about a second from its start to its bind, so both decide about the path before either binds
-        Process a = serveTo(dir.resolve("a.err"), args);
-        Process b = serveTo(dir.resolve("b.err"), args);
+        Process a = serves.serveTo(dir.resolve("a.err"), args);
+        Process b = serves.serveTo(dir.resolve("b.err"), args);
         await().atMost(Duration.ofSeconds(60)).until(() -> !a.isAlive() || !b.isAlive());
         Process loser = a.isAlive() ? b : a;
         Process winner = loser == a ? b : a;
@@ -408,7 +359,7 @@ class ServeIT {
     @Test
     void twentyClientsSubmittingTwoHundredJobsEachAtOnceGetExactlyOneResultEach() throws Exception {
         Path socket = dir.resolve("run/serve.sock");
-        Process serve = serve("--socket", socket.toString(), "--mode", "thread", "--arch", "90",
+        Process serve = serves.serve("--socket", socket.toString(), "--mode", "thread", "--arch", "90",
                 "--no-toolchain-check", "-j", "4", "-q");
         await().atMost(Duration.ofSeconds(60)).until(() -> Files.exists(socket));
         int clients = 20;

@@ -1,0 +1,70 @@
+package org.archpool.it;
+
+import static org.archpool.it.ServeClient.commandJob;
+import static org.archpool.it.ServeClient.submit;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.archpool.testing.MarkedProcesses;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Isolated;
+
+/**
+ * How long {@code archpool serve} takes to end once its client is gone: within seconds, with every job, worker and
+ * process of theirs. The rest of serve is {@link ServeIT}'s.
+ */
+// it asserts how long serve takes to end: never beside a compile
+@Isolated
+class ServeEndsIT {
+
+    @TempDir
+    Path dir;
+
+    private Serves serves;
+
+    @BeforeEach
+    void serves() {
+        serves = new Serves(dir);
+    }
+
+    @AfterEach
+    void killLeftovers() {
+        serves.close();
+    }
+
+    @Test
+    void theEndOfStdinEndsEveryJobWorkerAndProcessWithinTwoSeconds() throws Exception {
+        Path sleep = serves.markedSleep();
+        Process serve = serves.serve("--stdio", "--arch", "90", "--no-toolchain-check", "-j", "2");
+        ServeClient client = ServeClient.of(serve);
+        client.next("hello");
+        client.send(submit("a", dir, commandJob("a", sleep + " 1101")));
+        client.send(submit("b", dir, commandJob("b", "(" + sleep + " 1102 &); " + sleep + " 1103")));
+        client.send(submit("queued", dir, commandJob("c", sleep + " 1104")));
+        await().atMost(Duration.ofSeconds(60)).until(() -> MarkedProcesses.alive(serves.marker()).size() >= 3);
+        List<ProcessHandle> workers = serve.descendants()
+                .filter(p -> p.info().commandLine().orElse("").contains("org.archpool.worker.WorkerMain")).toList();
+        assertThat(workers).hasSize(2);
+
+        long closed = System.nanoTime();
+        serve.getOutputStream().close(); // as the client's death would: the end of serve's stdin
+        assertThat(serve.waitFor(10, TimeUnit.SECONDS)).as("serve ends").isTrue();
+        await().atMost(Duration.ofSeconds(2)).untilAsserted(() -> {
+            assertThat(MarkedProcesses.alive(serves.marker())).as("the jobs' processes").isEmpty();
+            assertThat(workers).noneMatch(ProcessHandle::isAlive);
+        });
+        assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - closed)).isLessThan(5_000);
+        assertThat(serve.exitValue()).as(serves.stderr()).isZero();
+        JsonNode report = Archpool.json(dir.resolve(".archpool/serve-" + serve.pid() + "/report.json"));
+        assertThat(ReportSchema.problems(report)).isEmpty();
+        assertThat(report.path("jobs").findValuesAsText("outcome")).containsOnly("cancelled").hasSize(3);
+    }
+}
