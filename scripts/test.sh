@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# Runs every test on a fresh Debian/Ubuntu machine, as CI does, in five parts, each timed:
+# Runs every test on a fresh Debian/Ubuntu machine, as CI does, in five parts, each timed (wall and CPU):
 #   packages     installs the system packages the tests need (scripts/setup-debian.sh --hip --browser --slurm
 #                --nginx: CMake, Ninja, clang, python3 with venv and pytest, binutils, Debian's ROCm and LLVM 19,
 #                chromium, Slurm and munge, nginx; nvcc must come with the machine)
 #   services     starts the services the tests need: a one-node Slurm cluster and one of 3 nodes
 #                (scripts/slurm-local.sh), a remote build cache on 127.0.0.1 (scripts/nginx-cache.sh, whose URL the
 #                tests find in ARCHPOOL_TEST_REMOTE_CACHE), and CMake 4 from the cmake wheel beside the system's
-#                (scripts/cmake4.sh, found by the tests in ARCHPOOL_TEST_CMAKE4)
+#                (scripts/cmake4.sh, found by the tests in ARCHPOOL_TEST_CMAKE4); they start while the unit
+#                tests run, and the part is what is left of their start once those are done
 #   unit         `mvn -B install` of every module but the integration tests: their unit tests, and the distribution
 #   integration  `mvn -B verify` of the integration tests, against that distribution
 #   python       the Python client's tests against its platform wheel installed in a fresh virtual environment
@@ -122,33 +123,45 @@ cluster() {
 }
 # stops whatever is running, also what a run killed half-way left behind (the script's exit status stays that of
 # the part that failed: each command here is allowed to fail, so that errexit never cuts the clean-up short)
-trap 'report || true; scripts/nginx-cache.sh stop || true; scripts/slurm-local.sh stop || true
-  cluster scripts/slurm-local.sh stop || true' EXIT
+# (services still starting in the background are let finish first, so that nothing they start outlives the stop)
+services_pid=""
+trap 'report || true; if [ -n "$services_pid" ]; then wait "$services_pid" 2>/dev/null || true; fi
+  scripts/nginx-cache.sh stop || true; scripts/slurm-local.sh stop || true
+  cluster scripts/slurm-local.sh stop || true; rm -f "${services_env:-}" "${services_log:-}"' EXIT
 
 begin packages
 scripts/setup-debian.sh --hip --browser --slurm --nginx
 end
 
-begin services
-if needs SlurmIT; then
-  scripts/slurm-local.sh start
-fi
-if needs SlurmClusterIT; then
-  cluster env ARCHPOOL_SLURM_NODE_CPUS=2 scripts/slurm-local.sh start --nodes 3
-fi
-if needs RemoteCacheIT; then
-  scripts/nginx-cache.sh start
-  ARCHPOOL_TEST_REMOTE_CACHE="$(scripts/nginx-cache.sh url)"
-  export ARCHPOOL_TEST_REMOTE_CACHE
-fi
-if needs ConfigureSeedIT; then
-  # CMake 4, from the cmake wheel, for the tests of configure seeding next to the system's CMake 3
-  ARCHPOOL_TEST_CMAKE4="$(scripts/cmake4.sh)"
-  export ARCHPOOL_TEST_CMAKE4
-fi
-end
+# Starts the services the run needs, and writes to file $1 the exports that tell the tests where they are.
+start_services() {
+  if needs SlurmIT; then
+    scripts/slurm-local.sh start
+  fi
+  if needs SlurmClusterIT; then
+    cluster env ARCHPOOL_SLURM_NODE_CPUS=2 scripts/slurm-local.sh start --nodes 3
+  fi
+  if needs RemoteCacheIT; then
+    scripts/nginx-cache.sh start
+    local url
+    url="$(scripts/nginx-cache.sh url)"
+    echo "export ARCHPOOL_TEST_REMOTE_CACHE=$(printf '%q' "$url")" >> "$1"
+  fi
+  if needs ConfigureSeedIT; then
+    # CMake 4, from the cmake wheel, for the tests of configure seeding next to the system's CMake 3
+    local cmake4
+    cmake4="$(scripts/cmake4.sh)"
+    echo "export ARCHPOOL_TEST_CMAKE4=$(printf '%q' "$cmake4")" >> "$1"
+  fi
+}
+services_env="$(mktemp "${TMPDIR:-/tmp}/archpool-test-services.XXXXXX")"
+services_log="$(mktemp "${TMPDIR:-/tmp}/archpool-test-services-log.XXXXXX")"
 
 if [ -n "$only" ]; then
+  begin services
+  start_services "$services_env"
+  . "$services_env"
+  end
   begin build
   mvn -B -q install -DskipTests -pl '!integration-tests' "${maven_args[@]}"
   end
@@ -158,8 +171,23 @@ if [ -n "$only" ]; then
   exit 0
 fi
 
+# The services start while the unit tests run (they need nothing of each other); the part "services" is what is
+# left of their start once the unit tests are done.
+start_services "$services_env" > "$services_log" 2>&1 &
+services_pid=$!
 begin unit
 mvn -B install -pl '!integration-tests' "${maven_args[@]}"
+end
+begin services
+services_status=0
+wait "$services_pid" || services_status=$?
+services_pid=""
+cat "$services_log" >&2
+if [ "$services_status" -ne 0 ]; then
+  echo "test: starting the services failed (exit status $services_status): see above" >&2
+  exit "$services_status"
+fi
+. "$services_env"
 end
 begin integration
 mvn -B verify -pl integration-tests "${maven_args[@]}"
