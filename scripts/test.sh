@@ -37,9 +37,11 @@ maven_args=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --only)
-      [ $# -ge 2 ] || { echo "test: --only needs a list of integration classes, e.g. --only QuickstartIT,CacheIT" >&2; exit 2; }
+      [ $# -ge 2 ] && [ -n "$2" ] || { echo "test: --only needs a list of integration classes, e.g. --only QuickstartIT,CacheIT" >&2; exit 2; }
       only="$2"; shift 2 ;;
-    --only=*) only="${1#--only=}"; shift ;;
+    --only=*)
+      only="${1#--only=}"; shift
+      [ -n "$only" ] || { echo "test: --only= needs a list of integration classes, e.g. --only=QuickstartIT,CacheIT" >&2; exit 2; } ;;
     *) maven_args+=("$1"); shift ;;
   esac
 done
