@@ -11,9 +11,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.archpool.testing.MarkedProcesses;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.api.parallel.Isolated;
 
@@ -28,17 +27,8 @@ class ServeEndsIT {
     @TempDir
     Path dir;
 
-    private Serves serves;
-
-    @BeforeEach
-    void serves() {
-        serves = new Serves(dir);
-    }
-
-    @AfterEach
-    void killLeftovers() {
-        serves.close();
-    }
+    @RegisterExtension
+    final Serves serves = new Serves(() -> dir);
 
     @Test
     void theEndOfStdinEndsEveryJobWorkerAndProcessWithinTwoSeconds() throws Exception {

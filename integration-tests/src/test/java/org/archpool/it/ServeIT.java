@@ -20,9 +20,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.archpool.testing.MarkedProcesses;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -36,17 +35,8 @@ class ServeIT {
     @TempDir
     Path dir;
 
-    private Serves serves;
-
-    @BeforeEach
-    void serves() {
-        serves = new Serves(dir);
-    }
-
-    @AfterEach
-    void killLeftovers() {
-        serves.close();
-    }
+    @RegisterExtension
+    final Serves serves = new Serves(() -> dir);
 
     /** A client of the serve on {@code socket}, once it listens (the file exists a moment before it does). */
     private static ServeClient connect(Path socket) {
