@@ -32,7 +32,7 @@ print(support.link_programs_without_java(pathlib.Path(sys.argv[1])))' "$work/pat
 # ARCHPOOL_HOME names: here the one pip installed from the wheel, on the wheel's own Java runtime. The packaging
 # tests check the installed package itself (find_archpool, the archpool command).
 # The two runs share nothing (each its own temporary folders and cache) and mostly wait on processes, so they run
-# side by side, each into a log of its own that is printed when both have ended: about 80 s instead of 150.
+# side by side, each into a log of its own that is printed when both have ended: 85-115 s instead of 150.
 # Each run is cut off after 10 minutes (they take about one): SIGINT, so that pytest shows where it waited and
 # its fixtures still stop what they started.
 # Every serve the tests start keeps its build cache in this run's own folder, never in ~/.cache/archpool.
