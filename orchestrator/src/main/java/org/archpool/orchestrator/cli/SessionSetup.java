@@ -22,7 +22,6 @@ import org.archpool.orchestrator.pool.slurm.SlurmWorkerLauncher;
 import org.archpool.orchestrator.report.ReportFiles;
 import org.archpool.orchestrator.tool.ProcessToolRunner;
 import org.archpool.orchestrator.tool.ToolRunner;
-import org.archpool.worker.JobRunner;
 import org.archpool.worker.exec.DeviceNamespace;
 import org.archpool.worker.exec.RemoteIsolation;
 
@@ -85,7 +84,7 @@ final class SessionSetup {
         Consumer<String> note = context.err()::println;
         if (pool.mode == PoolMode.THREAD) {
             IsolationOptions.ThreadSteps steps = isolation.threadSteps(note);
-            return workerLogs -> new ThreadWorkerLauncher(JobRunner.standard(steps.launcher()), steps.isolation());
+            return workerLogs -> ThreadWorkerLauncher.owning(steps.launcher(), steps.isolation());
         }
         if (launcher.slurm()) {
             Duration start = pool.workerStartTimeout(LauncherOptions.SLURM_START_TIMEOUT);

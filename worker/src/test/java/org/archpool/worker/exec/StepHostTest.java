@@ -186,12 +186,16 @@ class StepHostTest {
     @Test
     void closingTheLauncherEndsItsHostsAndRemovesTheirFolders(@TempDir Path dir) {
         List<Path> others = hostFolders();
+        List<ProcessHandle> children = ProcessHandle.current().children().toList();
         assertThat(run(sh(dir, "exit 0", Map.of()), new ByteArrayOutputStream()).exitCode()).isZero();
         List<Path> ours = new ArrayList<>(hostFolders());
         ours.removeAll(others);
         assertThat(ours).hasSize(1);
+        List<ProcessHandle> hosts = ProcessHandle.current().children().filter(c -> !children.contains(c)).toList();
+        assertThat(hosts).as("the host's unshare, a child of this JVM").hasSize(1);
         launcher.close();
         assertThat(ours.get(0)).doesNotExist();
+        assertThat(hosts.get(0).isAlive()).as("the host's unshare is killed").isFalse();
     }
 
     private static List<Path> hostFolders() {
