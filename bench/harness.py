@@ -10,6 +10,7 @@ import signal
 import sys
 import tempfile
 import time
+from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
@@ -39,6 +40,10 @@ SECTION_RUNNERS: Dict[str, Callable[[Context], SectionResult]] = {
     "cache": cache.run,
     "schedule": schedule.run,
 }
+
+# The order in which lanes (--lanes) take the sections: the longest first (by a --smoke run on 2 cores), so that no
+# long one starts last.
+LANE_ORDER = ("compile", "cache", "schedule", "dispatch", "serve", "memory", "probes", "isolation", "start", "outputs")
 
 # Tools each section runs besides archpool (nvcc: archpool's toolchain check asks it about the target).
 SECTION_TOOLS = {
@@ -104,16 +109,35 @@ def _remove(work: Path, options: Options) -> None:
         shutil.rmtree(work, ignore_errors=True)
 
 
+def _run_section(ctx: Context, name: str) -> SectionResult:
+    ctx.say(f"== {name}")
+    started = time.perf_counter()
+    result = SECTION_RUNNERS[name](ctx)
+    result.elapsed_s = time.perf_counter() - started
+    ctx.say(f"== {name} took {duration(result.elapsed_s)}\n" + figure_table(result.figures, None) + "\n")
+    return result
+
+
 def _run_sections(ctx: Context) -> List[SectionResult]:
-    results = []
-    for name in [s for s in SECTION_RUNNERS if s in ctx.options.only]:
-        ctx.say(f"== {name}")
-        started = time.perf_counter()
-        result = SECTION_RUNNERS[name](ctx)
-        result.elapsed_s = time.perf_counter() - started
-        ctx.say(figure_table(result.figures, None) + f"\n({name} took {duration(result.elapsed_s)})\n")
-        results.append(result)
-    return results
+    """The chosen sections, in the report's order: run one after the other, or --lanes at a time (each lane
+    taking the next section of LANE_ORDER when it is free). The first section that fails stops the others: every
+    contender is stopped and none starts."""
+    names = [s for s in SECTION_RUNNERS if s in ctx.options.only]
+    if ctx.options.lanes == 1:
+        return [_run_section(ctx, name) for name in names]
+    with ThreadPoolExecutor(max_workers=ctx.options.lanes, thread_name_prefix="lane") as lanes:
+        started = {name: lanes.submit(_run_section, ctx, name) for name in LANE_ORDER if name in names}
+        futures = [started[name] for name in names]
+        try:
+            done, _ = wait(futures, return_when=FIRST_EXCEPTION)
+            for future in done:
+                future.result()  # raises the first failure
+        except BaseException:
+            for future in futures:
+                future.cancel()
+            stop_all()  # the other lanes' contenders end, and their next one does not start
+            raise
+        return [future.result() for future in futures]
 
 
 def run(options: Options) -> int:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, Iterator, List, Sequence, Tuple, TypeVar
@@ -12,6 +13,9 @@ from .figures import Figure
 from .options import Options
 
 T = TypeVar("T")
+
+# Lanes (--lanes) say things at the same time; each line or table comes out whole.
+_SAY = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -37,7 +41,8 @@ class Context:
     @staticmethod
     def say(text: str) -> None:
         """Progress on stdout, as it happens."""
-        print(text, flush=True)
+        with _SAY:
+            print(text, flush=True)
 
 
 @dataclass

@@ -12,13 +12,13 @@ from .errors import UsageError
 
 SECTIONS = ("compile", "dispatch", "start", "memory", "probes", "outputs", "serve", "isolation", "cache", "schedule")
 
-# Sizes of the full run, and of --smoke (a run of seconds for CI); an option given explicitly wins over both.
+# Sizes of the full run, and of --smoke (a short run for CI, about 75 s on 2 cores); an option given explicitly wins over both.
 FULL_SIZES = {"runs": 3, "projects": 48, "dispatch_jobs": 5000, "queued_jobs": 10000, "worker_starts": 20,
               "output_jobs": 100000, "serve_jobs": 100000, "cached_jobs": 500, "schedule_kernels": 12,
-              "long_kernel": 40, "schedule_runs": 1, "stand_ins": "off"}
-SMOKE_SIZES = {"runs": 1, "projects": 2, "dispatch_jobs": 200, "queued_jobs": 500, "worker_starts": 3,
-               "output_jobs": 300, "serve_jobs": 300, "cached_jobs": 20, "schedule_kernels": 2, "long_kernel": 8,
-               "schedule_runs": 1, "stand_ins": "on"}
+              "long_kernel": 40, "schedule_runs": 1, "stand_ins": "off", "lanes": 1}
+SMOKE_SIZES = {"runs": 1, "projects": 2, "dispatch_jobs": 100, "queued_jobs": 200, "worker_starts": 3,
+               "output_jobs": 100, "serve_jobs": 100, "cached_jobs": 20, "schedule_kernels": 2, "long_kernel": 8,
+               "schedule_runs": 1, "stand_ins": "on", "lanes": 2}
 
 # The options that change what a section measures, for its "Reproduce:" line.
 SECTION_OPTIONS = {
@@ -70,6 +70,7 @@ class Options:
     long_kernel: int
     schedule_runs: int
     stand_ins: bool
+    lanes: int
     compare_archpool: Optional[Path]
     arch: str
     work: Optional[Path]
@@ -147,15 +148,15 @@ def _parser() -> _Parser:
     p.add_argument("--jobs", type=_count, default=2, metavar="N",
                    help="parallelism of every compile contender (-jN, -PN, max_workers=N; default: 2)")
     p.add_argument("--dispatch-jobs", type=_count, metavar="N",
-                   help="trivial jobs per dispatch run (" + size % (5000, 200) + ")")
+                   help="trivial jobs per dispatch run (" + size % (5000, 100) + ")")
     p.add_argument("--queued-jobs", type=_count, metavar="N",
-                   help="jobs queued in the coordinator for its peak RSS (" + size % (10000, 500) + ")")
+                   help="jobs queued in the coordinator for its peak RSS (" + size % (10000, 200) + ")")
     p.add_argument("--worker-starts", type=_count, metavar="N",
                    help="workers started one after the other (" + size % (20, 3) + ")")
     p.add_argument("--output-jobs", type=_count, metavar="N",
-                   help="trivial jobs of the outputs section's build (" + size % (100000, 300) + ")")
+                   help="trivial jobs of the outputs section's build (" + size % (100000, 100) + ")")
     p.add_argument("--serve-jobs", type=_count, metavar="N",
-                   help="trivial jobs submitted at once to one serve for its peak RSS (" + size % (100000, 300)
+                   help="trivial jobs submitted at once to one serve for its peak RSS (" + size % (100000, 100)
                         + ")")
     p.add_argument("--cached-jobs", type=_count, metavar="N",
                    help="command jobs restored from the cache in the cache section (" + size % (500, 20) + ")")
@@ -172,6 +173,10 @@ def _parser() -> _Parser:
                    help="on: the cache and schedule sections run command jobs that stand in for nvcc (sleep, copy "
                         "or echo, with the same manifests, flags and checks) so that only the compile section "
                         "builds real CUDA (" + size % ("off", "on") + ")")
+    p.add_argument("--lanes", type=_count, metavar="N",
+                   help="sections that run at the same time, each in a lane of its own (" + size % (1, 2)
+                        + "). Sections side by side disturb each other's figures: more than one lane checks that "
+                          "every section works, it does not measure archpool")
     p.add_argument("--compare-archpool", type=Path, metavar="PATH",
                    help="another bin/archpool (e.g. a distribution built from main) whose outputs section is "
                         "measured next to this one's, as ratios")
@@ -199,9 +204,10 @@ def _parser() -> _Parser:
     p.add_argument("--only", type=_sections, metavar="SECTION[,SECTION]",
                    help="run only these sections (" + ", ".join(SECTIONS) + "; default: all)")
     p.add_argument("--smoke", action="store_true",
-                   help="a run of seconds for CI: --projects 2 --runs 1 --dispatch-jobs 200 "
-                        "--queued-jobs 500 --worker-starts 3 --output-jobs 300 --serve-jobs 300 --cached-jobs 20 "
-                        "--schedule-kernels 2 --long-kernel 8 --schedule-runs 1 --stand-ins on, everything else the same")
+                   help="a short run for CI (about 75 s on 2 cores): --projects 2 --runs 1 --dispatch-jobs 100 "
+                        "--queued-jobs 200 --worker-starts 3 --output-jobs 100 --serve-jobs 100 --cached-jobs 20 "
+                        "--schedule-kernels 2 --long-kernel 8 --schedule-runs 1 --stand-ins on --lanes 2, everything else "
+                        "the same")
     return p
 
 
@@ -237,7 +243,7 @@ def parse(argv: Sequence[str], repo: Path) -> Options:
         runs=ns.runs, projects=ns.projects, jobs=ns.jobs, dispatch_jobs=ns.dispatch_jobs,
         queued_jobs=ns.queued_jobs, worker_starts=ns.worker_starts, output_jobs=ns.output_jobs, serve_jobs=ns.serve_jobs,
         cached_jobs=ns.cached_jobs, schedule_kernels=ns.schedule_kernels, long_kernel=ns.long_kernel,
-        schedule_runs=ns.schedule_runs, stand_ins=ns.stand_ins == "on",
+        schedule_runs=ns.schedule_runs, stand_ins=ns.stand_ins == "on", lanes=ns.lanes,
         compare_archpool=ns.compare_archpool.absolute() if ns.compare_archpool else None, arch=ns.arch,
         work=ns.work.absolute() if ns.work else None, keep=ns.keep, out=out,
         json=(ns.json or out.with_suffix(".json")).absolute(),

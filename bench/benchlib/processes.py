@@ -1,12 +1,14 @@
 """Running contenders: each in its own process group, timed (wall and CPU of all its descendants), and
-stopped as a whole group when the harness is interrupted, so that Ctrl-C leaves no process behind."""
+stopped as a whole group when the harness is interrupted, so that Ctrl-C leaves no process behind. Sections may
+run side by side (--lanes), each in a thread of its own: every contender's CPU time is its own (wait4), and once
+stop_all has begun no contender starts."""
 
 from __future__ import annotations
 
 import os
-import resource
 import signal
 import subprocess
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,8 +16,11 @@ from typing import Callable, Mapping, Optional, Sequence, Tuple
 
 from .errors import UsageError
 
-# Contenders running now (at most one, but stop_all does not rely on it).
+# Contenders running now (one per lane), and whether stop_all has begun; the lock makes "not stopping, so start
+# and register" one step against stop_all's "stopping, so take the registered ones".
 _running = set()
+_stopping = False
+_lock = threading.Lock()
 
 # How long an interrupted contender may clean up after SIGTERM before its group is killed.
 _GRACE_S = 10.0
@@ -30,10 +35,8 @@ class Finished:
     cpu_s: float
 
 
-def _children_cpu_s() -> float:
-    """user + sys of every descendant this process has reaped (and those they reaped) so far."""
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
+class Stopped(KeyboardInterrupt):
+    """A contender was to start after stop_all had begun (another lane failed, or the run was interrupted)."""
 
 
 def run_timed(argv: Sequence[str], output: Path, *, env: Optional[Mapping[str, str]] = None,
@@ -41,23 +44,28 @@ def run_timed(argv: Sequence[str], output: Path, *, env: Optional[Mapping[str, s
               watch_every_s: float = 0.02) -> Finished:
     """Runs one contender command to its end in a new process group, stdout and stderr to `output`.
 
-    Wall time is the whole command (time.perf_counter); CPU time is the RUSAGE_CHILDREN delta, i.e. the
-    user + sys time of every process under it that was waited for. `watch(pid)`, if given, is called every
-    `watch_every_s` while the command runs (and may find the process already gone)."""
+    Wall time is the whole command (time.perf_counter); CPU time is the user + sys time of the command's process
+    and of every process under it that was waited for, as wait4 gives it for that process alone (another lane's
+    contenders do not count). `watch(pid)`, if given, is called every `watch_every_s` while the command runs (and
+    may find the process already gone)."""
     with open(output, "wb") as out:
-        cpu_before = _children_cpu_s()
         started = time.perf_counter()
-        proc = _start(argv, out, env)
-        _running.add(proc)  # stays registered if the wait is interrupted, for stop_all
-        status = _wait(proc, watch, watch_every_s)
+        proc = start(lambda: _start(argv, out, env))  # stays registered if the wait is interrupted, for stop_all
+        status, cpu = _wait(proc, watch, watch_every_s)
         wall = time.perf_counter() - started
         _running.discard(proc)
-    return Finished(status, wall, _children_cpu_s() - cpu_before)
+    return Finished(status, wall, cpu)
 
 
-def register(proc: subprocess.Popen) -> None:
-    """A contender started elsewhere (in a session of its own), to be stopped with the others on Ctrl-C."""
-    _running.add(proc)
+def start(popen: Callable[[], subprocess.Popen]) -> subprocess.Popen:
+    """Starts a contender with `popen` and registers it, to be stopped with the others on Ctrl-C; raises Stopped
+    instead once stop_all has begun."""
+    with _lock:
+        if _stopping:
+            raise Stopped()
+        proc = popen()
+        _running.add(proc)
+        return proc
 
 
 def unregister(proc: subprocess.Popen) -> None:
@@ -73,19 +81,27 @@ def _start(argv, out, env) -> subprocess.Popen:
         raise UsageError(f"{argv[0]} is not installed or not on the PATH") from None
 
 
-def _wait(proc: subprocess.Popen, watch, every_s: float) -> int:
-    if watch is None:
-        return proc.wait()
-    while proc.poll() is None:
+def _wait(proc: subprocess.Popen, watch, every_s: float) -> Tuple[int, float]:
+    """Reaps `proc` itself (wait4), calling `watch` meanwhile: its exit code as Popen gives it, and its CPU time."""
+    while True:
+        pid, status, usage = os.wait4(proc.pid, 0 if watch is None else os.WNOHANG)
+        if pid == proc.pid:
+            break
         watch(proc.pid)
         time.sleep(every_s)
-    return proc.returncode
+    proc.returncode = os.waitstatus_to_exitcode(status)  # Popen's own wait and poll then return it
+    return proc.returncode, usage.ru_utime + usage.ru_stime
 
 
 def stop_all() -> None:
-    """Stops every contender still running: SIGTERM to its process group (archpool then cancels its jobs and
-    stops its workers), then SIGKILL to whatever is left of the group after a grace period."""
-    for proc in list(_running):
+    """Stops every contender still running, and keeps any other from starting: SIGTERM to its process group
+    (archpool then cancels its jobs and stops its workers), then SIGKILL to whatever is left of the group after a
+    grace period."""
+    global _stopping
+    with _lock:
+        _stopping = True
+        running = list(_running)
+    for proc in running:
         _signal_group(proc, signal.SIGTERM)
         try:
             proc.wait(timeout=_GRACE_S)

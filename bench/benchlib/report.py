@@ -63,7 +63,7 @@ def to_json(info: RunInfo, results: Sequence[SectionResult]) -> str:
                   "dispatchJobs": opts.dispatch_jobs, "queuedJobs": opts.queued_jobs,
                   "workerStarts": opts.worker_starts, "outputJobs": opts.output_jobs, "serveJobs": opts.serve_jobs, "arch": opts.arch, "freshConfigure": opts.fresh_configure,
                   "scheduleKernels": opts.schedule_kernels, "longKernel": opts.long_kernel,
-                  "scheduleRuns": opts.schedule_runs},
+                  "scheduleRuns": opts.schedule_runs, "lanes": opts.lanes},
         "sections": {r.name: {"title": r.title, "elapsedS": r.elapsed_s, "raw": r.raw} for r in results},
         "figures": {f.key: f.to_json() for r in results for f in r.figures},
     }
@@ -98,6 +98,10 @@ def _preamble(info: RunInfo, baseline: Optional[Baseline]) -> str:
         "contenders measured in the same run. Runs of different contenders are interleaved (round 1: A B C D, "
         "round 2: B C D A, …) so that drift of the machine spreads evenly over them. Figures are reported, not "
         "asserted: a target not met is a finding, not a failed run.")
+    if opts.lanes > 1:
+        lines.append(f"**{opts.lanes} sections ran at a time** (`--lanes {opts.lanes}`): sections side by side "
+                     f"disturb each other's figures. This run checks that every section works; compare only runs "
+                     f"made with one lane.")
     return "\n\n".join(lines)
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Callable, Dict, List, Optional, Sequence
 
 from .errors import BenchError
-from .processes import register, unregister
+from .processes import start, unregister
 
 SERVICE_VERSION = 1
 
@@ -28,9 +28,8 @@ class ServeSession:
                 "--report", str(run_dir / "report.json"), *map(str, flags)]
         self._stderr = open(self.stderr_path, "wb")
         self.started = time.perf_counter()
-        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr,
-                                     start_new_session=True)
-        register(self.proc)
+        self.proc = start(lambda: subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                                   stderr=self._stderr, start_new_session=True))
         self._accepted: "queue.Queue[dict]" = queue.Queue()
         self._other: "queue.Queue[dict]" = queue.Queue()
         self._results: Dict[str, dict] = {}

@@ -21,19 +21,20 @@ import org.junit.jupiter.api.io.TempDir;
  * measurement. The figures themselves are not judged here (they are printed, never asserted); only that each
  * was measured, and the counts that say the build was right (no probe in a worker, no cache hit across targets).
  * Only the compile section builds real CUDA: {@code --smoke} runs the cache and schedule sections with command
- * jobs standing in for nvcc ({@code --stand-ins on}), which take the same paths through archpool.
+ * jobs standing in for nvcc ({@code --stand-ins on}), which take the same paths through archpool, and two sections
+ * at a time ({@code --lanes 2}).
  */
 class BenchSmokeIT {
 
     /** Every section's heading in the markdown, by the name {@code --only} takes. */
     private static final Map<String, String> HEADINGS = Map.ofEntries(
             Map.entry("compile", "## 1. Compile: 2 CUDA CMake projects at parallelism 2"),
-            Map.entry("dispatch", "## 2. Dispatch overhead: 200 trivial jobs"),
+            Map.entry("dispatch", "## 2. Dispatch overhead: 100 trivial jobs"),
             Map.entry("start", "## 3. Worker start: 3 workers, one after the other"),
             Map.entry("memory", "## 4. Memory"),
             Map.entry("probes", "## 5. Probes per build"),
             Map.entry("outputs", "## 6. Outputs of a large build"),
-            Map.entry("serve", "## 7. serve: 200 trivial jobs through one serve"),
+            Map.entry("serve", "## 7. serve: 100 trivial jobs through one serve"),
             Map.entry("isolation", "## 8. Device isolation: 3 workers and steps, on against off"),
             Map.entry("cache", "## 9. Build cache: cold builds, builds from the cache, and no hit across targets"),
             Map.entry("schedule", "## 10. Schedule: 2 small stand-in jobs and one long one listed last, at -j2 and -j8"));
@@ -70,7 +71,8 @@ class BenchSmokeIT {
         assertThat(work).as("the work folder is removed at the end").doesNotExist();
         String report = Files.readString(markdown, StandardCharsets.UTF_8);
         assertThat(report).startsWith("# archpool performance").contains("## Machine")
-                .contains("`bench/run --smoke --archpool ");
+                .contains("`bench/run --smoke --archpool ")
+                .as("a report of sections run side by side says so").contains("**2 sections ran at a time**");
         for (Map.Entry<String, String> section : HEADINGS.entrySet()) {
             assertThat(sectionOf(report, section.getValue())).as(section.getKey())
                     .contains(TABLE_HEAD)
@@ -128,7 +130,7 @@ class BenchSmokeIT {
 
     /**
      * Runs bench/run from the repository root, stdout and stderr together, for at most 10 minutes: it takes about
-     * 2 alone, and up to 5 beside three other classes on 2 cores; the limit only stops a hang.
+     * 75 s alone, and up to 4 minutes beside two other classes on 2 cores; the limit only stops a hang.
      */
     private static Run bench(String... args) throws Exception {
         List<String> command = new ArrayList<>(List.of(Archpool.repo().resolve("bench/run").toString()));
