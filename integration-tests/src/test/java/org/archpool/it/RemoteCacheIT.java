@@ -3,12 +3,15 @@ package org.archpool.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.security.MessageDigest;
 import java.util.ArrayList;
 import java.util.HexFormat;
@@ -354,6 +357,50 @@ class RemoteCacheIT {
             }
         }
         return holding;
+    }
+
+    /**
+     * Whoever can write to a shared remote cache forges two entries: j1's gains an executable script at a file of the
+     * user's home, j2's loses its artifact. A build that only reads the remote writes neither: both are refused and
+     * rebuilt, the home file is as it was.
+     */
+    @Test
+    void aForgedRemoteEntryWritesNothingOutsideItsJobAndLeavesOutNothingEvenReadOnly(@TempDir Path dir)
+            throws Exception {
+        Path project = project(dir);
+        String prefix = NginxCache.uniquePrefix("forged");
+        String remote = nginx.url + "/" + prefix;
+        build(project, dir.resolve("cache-a"), remote);
+        Map<String, byte[]> built = outputs(project);
+        Path victim = Files.writeString(Files.createDirectories(dir.resolve("home")).resolve("bashrc"), "ORIGINAL\n");
+        byte[] script = "#!/bin/sh\necho PWNED\n".getBytes(StandardCharsets.UTF_8);
+        Files.write(nginx.file(prefix + "/cas/" + sha256(script)), script);
+        Map<String, String> keys = keys(report(project));
+        Path j1 = nginx.file(prefix + "/ac/" + keys.get("j1"));
+        ObjectNode entry = (ObjectNode) Archpool.json(j1);
+        ((ArrayNode) entry.path("artifacts")).addObject().put("path", victim.toString()).put("sha256", sha256(script))
+                .put("size", script.length).put("executable", true);
+        Files.writeString(j1, entry.toString());
+        Path j2 = nginx.file(prefix + "/ac/" + keys.get("j2"));
+        entry = (ObjectNode) Archpool.json(j2);
+        entry.putArray("artifacts");
+        Files.writeString(j2, entry.toString());
+        deleteOutputs(project);
+
+        Archpool.Run run = build(project, dir.resolve("cache-b"), remote, "--remote-cache-read-only");
+
+        assertThat(run.exitCode()).as(run.toString()).isZero();
+        assertThat(victim).hasContent("ORIGINAL");
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(victim))).doesNotContain("x");
+        JsonNode report = report(project);
+        assertThat(statuses(report)).containsEntry("j1", "rejected").containsEntry("j2", "rejected")
+                .containsEntry("j3", "remote-hit");
+        assertThat(job(report, "j1").path("cacheNote").asText()).contains(victim + " is not in the job's output folder");
+        assertThat(job(report, "j2").path("cacheNote").asText())
+                .contains(output(project, "j2") + ", which the job's artifact rules require, is missing");
+        for (String id : JOBS) {
+            assertThat(output(project, id)).as(id + ": rebuilt, or restored").hasBinaryContent(built.get(id));
+        }
     }
 
     @Test

@@ -2,13 +2,11 @@ package org.archpool.worker;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.file.FileSystems;
 import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.PathMatcher;
 import java.nio.file.SimpleFileVisitor;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Instant;
@@ -16,7 +14,6 @@ import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import org.archpool.protocol.Artifact;
-import org.archpool.protocol.CmakeJob;
 import org.archpool.protocol.CommandJob;
 import org.archpool.protocol.JobSpec;
 import org.archpool.worker.inspect.GpuCode;
@@ -38,8 +35,6 @@ import org.archpool.worker.inspect.TooLargeToInspectException;
  * ({@code .git}) are not searched.
  */
 public final class ArtifactScanner {
-
-    private static final String CMAKE_FILES = "CMakeFiles";
 
     private final GpuCodeInspector inspector;
 
@@ -65,19 +60,15 @@ public final class ArtifactScanner {
      *                                     inspector's memory budget
      */
     public List<Artifact> scan(JobSpec job, Instant started, Runnable beat) throws UnreadableArtifactException {
-        Path root = Path.of(job instanceof CmakeJob c ? c.buildDir() : ((CommandJob) job).cwd());
+        ArtifactRules rules = ArtifactRules.of(job);
+        Path root = rules.root();
         if (!Files.isDirectory(root)) {
             return List.of();
         }
-        if (job instanceof CommandJob command && job.artifacts().isEmpty()) {
-            List<Path> named = namedOutputs(command, root);
-            if (!named.isEmpty()) {
-                return readAll(named, beat);
-            }
+        List<Path> named = rules.namedOutputs().stream().filter(Files::isRegularFile).toList();
+        if (!named.isEmpty()) {
+            return readAll(named, beat);
         }
-        List<PathMatcher> globs = job.artifacts().stream()
-                .map(g -> FileSystems.getDefault().getPathMatcher("glob:" + g))
-                .toList();
         // file systems with whole-second times: a file written in the job's first second must count
         Instant since = started.truncatedTo(ChronoUnit.SECONDS);
         List<Path> files = new ArrayList<>();
@@ -85,12 +76,8 @@ public final class ArtifactScanner {
             Files.walkFileTree(root, new SimpleFileVisitor<>() {
                 @Override
                 public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attrs) {
-                    if (dir.equals(root)) {
-                        return FileVisitResult.CONTINUE;
-                    }
-                    String name = dir.getFileName().toString();
-                    boolean skip = name.startsWith(".") || (globs.isEmpty() && name.equals(CMAKE_FILES));
-                    return skip ? FileVisitResult.SKIP_SUBTREE : FileVisitResult.CONTINUE;
+                    return dir.equals(root) || !rules.skipsFolder(dir) ? FileVisitResult.CONTINUE
+                            : FileVisitResult.SKIP_SUBTREE;
                 }
 
                 @Override
@@ -108,9 +95,8 @@ public final class ArtifactScanner {
                 }
 
                 private boolean wanted(Path file, BasicFileAttributes attrs) throws IOException {
-                    if (!globs.isEmpty()) {
-                        Path relative = root.relativize(file);
-                        return globs.stream().anyMatch(g -> g.matches(relative));
+                    if (rules.hasGlobs()) {
+                        return rules.matchesGlob(file);
                     }
                     if (job instanceof CommandJob && attrs.lastModifiedTime().toInstant().isBefore(since)) {
                         return false;
@@ -133,28 +119,6 @@ public final class ArtifactScanner {
             beat.run();
         }
         return read;
-    }
-
-    /** The existing regular files a command's argv names as its outputs, in argv order, without duplicates. */
-    static List<Path> namedOutputs(CommandJob job, Path cwd) {
-        List<String> argv = job.argv();
-        List<Path> outputs = new ArrayList<>();
-        for (int i = 1; i < argv.size(); i++) {
-            String arg = argv.get(i);
-            String value = null;
-            if ((arg.equals("-o") || arg.equals("--output-file") || arg.equals("--output")) && i + 1 < argv.size()) {
-                value = argv.get(++i);
-            } else if (arg.startsWith("--output-file=") || arg.startsWith("--output=") || arg.startsWith("-o=")) {
-                value = arg.substring(arg.indexOf('=') + 1);
-            }
-            if (value != null && !value.isEmpty()) {
-                Path file = cwd.resolve(value).normalize();
-                if (Files.isRegularFile(file) && !outputs.contains(file)) {
-                    outputs.add(file);
-                }
-            }
-        }
-        return outputs;
     }
 
     /**

@@ -9,6 +9,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
+import java.util.Optional;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
@@ -24,6 +25,7 @@ import org.archpool.protocol.CommandJob;
 import org.archpool.protocol.JobSpec;
 import org.archpool.protocol.Platform;
 import org.archpool.protocol.Target;
+import org.archpool.worker.ArtifactRules;
 import org.archpool.worker.inspect.GpuCodeInspector;
 
 /**
@@ -238,8 +240,15 @@ public final class BuildCache implements AutoCloseable {
         }
     }
 
-    /** Why a succeeded job's artifacts cannot be stored, or null when they can. */
+    /**
+     * Why a succeeded job's artifacts cannot be stored, or null when they can: among others, artifacts that a restore
+     * would refuse (outside the job's output folder, say, as the output of {@code -o ../k.o} is).
+     */
     private String notStorable(JobSpec job, Target target, List<Artifact> artifacts) {
+        Optional<String> foreign = ArtifactRules.of(job).refusal(artifacts.stream().map(Artifact::path).toList());
+        if (foreign.isPresent()) {
+            return "its artifacts are not what a restore would accept: " + foreign.get();
+        }
         for (Artifact a : artifacts) {
             if (a.problem() != null) {
                 return a.path() + " could not be read completely (" + a.problem() + ")";

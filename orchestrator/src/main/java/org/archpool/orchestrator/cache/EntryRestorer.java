@@ -3,6 +3,7 @@ package org.archpool.orchestrator.cache;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
@@ -10,21 +11,27 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 import org.archpool.orchestrator.verify.ArtifactJudge;
 import org.archpool.orchestrator.verify.Verdict;
 import org.archpool.protocol.Artifact;
 import org.archpool.protocol.JobSpec;
 import org.archpool.protocol.Target;
+import org.archpool.worker.ArtifactRules;
 import org.archpool.worker.exec.JobLog;
 import org.archpool.worker.inspect.GpuCode;
 import org.archpool.worker.inspect.GpuCodeInspector;
 
 /**
- * Puts an entry's artifacts in place, or nothing: each blob is copied to a temporary file beside its artifact's path
- * and its digest checked on the way; every copy is read again by the GPU-code inspector, whose findings must be
- * what the entry recorded and must pass the strict judge against the target; only then are the copies renamed over
- * their paths. Any failure removes every copy and says why, and no file of the job is touched.
+ * Puts an entry's artifacts in place, or nothing. First, without touching a file, the entry's paths must be what the
+ * job's own artifact rules would collect ({@link ArtifactRules}: in its output folder, matching its globs, the
+ * outputs its argv names, every file the rules require), and no folder on the way from the output folder to an
+ * artifact may be a link: an entry, local or remote, can only write the files the job itself would have written.
+ * Then each blob is copied to a temporary file beside its artifact's path and its digest checked on the way; every
+ * copy is read again by the GPU-code inspector, whose findings must be what the entry recorded and must pass the
+ * strict judge against the target; only then are the copies renamed over their paths. Any failure removes every
+ * copy and every folder the restore created, and says why, and no file of the job is touched.
  */
 final class EntryRestorer {
 
@@ -56,11 +63,23 @@ final class EntryRestorer {
     /** @return the restored artifacts, as the inspector found them */
     List<Artifact> restore(JobSpec job, Target target, ActionEntry entry, BlobSource blobs)
             throws Refused, IOException {
+        ArtifactRules rules = ArtifactRules.of(job);
+        Optional<String> foreign = rules.refusal(entry.artifacts().stream().map(ActionEntry.StoredArtifact::path)
+                .toList());
+        if (foreign.isPresent()) {
+            throw new Refused("its artifacts are not what this job collects: " + foreign.get(), null);
+        }
+        for (ActionEntry.StoredArtifact a : entry.artifacts()) {
+            requireNoLinkOnTheWay(rules.root(), Path.of(a.path()));
+        }
         List<Path> copies = new ArrayList<>();
+        List<Path> created = new ArrayList<>();
+        boolean restored = false;
         try {
             List<Artifact> found = new ArrayList<>();
             for (ActionEntry.StoredArtifact a : entry.artifacts()) {
                 Path path = Path.of(a.path());
+                createFolders(path.getParent(), created);
                 Path copy = copyBeside(path, a, blobs, copies);
                 GpuCode code = inspect(copy, path);
                 Artifact artifact = new Artifact(path.toString(), code.archs(),
@@ -81,10 +100,49 @@ final class EntryRestorer {
                         StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
             }
             copies.clear();
+            restored = true;
             return found;
         } finally {
             for (Path copy : copies) {
                 Files.deleteIfExists(copy);
+            }
+            if (!restored) {
+                removeEmpty(created);
+            }
+        }
+    }
+
+    /** Refuses a path with a link, or something other than a folder, among its folders below {@code root}. */
+    private static void requireNoLinkOnTheWay(Path root, Path path) throws Refused {
+        for (Path folder = path.getParent(); !folder.equals(root); folder = folder.getParent()) {
+            if (Files.isSymbolicLink(folder)) {
+                throw new Refused(folder + " is a link: a restore writes through none", null);
+            }
+            if (Files.exists(folder, LinkOption.NOFOLLOW_LINKS) && !Files.isDirectory(folder, LinkOption.NOFOLLOW_LINKS)) {
+                throw new Refused(folder + " is not a folder, where the entry has one", null);
+            }
+        }
+    }
+
+    /** Creates {@code folder} and its missing parents, each added to {@code created}, outermost first. */
+    private static void createFolders(Path folder, List<Path> created) throws IOException {
+        List<Path> missing = new ArrayList<>();
+        for (Path f = folder; f != null && !Files.exists(f, LinkOption.NOFOLLOW_LINKS); f = f.getParent()) {
+            missing.add(0, f);
+        }
+        for (Path f : missing) {
+            Files.createDirectory(f);
+            created.add(f);
+        }
+    }
+
+    /** Removes the folders a refused restore created, innermost first, each only while it is empty. */
+    private static void removeEmpty(List<Path> created) throws IOException {
+        for (int i = created.size() - 1; i >= 0; i--) {
+            try {
+                Files.deleteIfExists(created.get(i));
+            } catch (DirectoryNotEmptyException e) {
+                // something else was put there meanwhile: it stays, and so does its folder
             }
         }
     }
@@ -129,7 +187,6 @@ final class EntryRestorer {
     private Path copyBeside(Path path, ActionEntry.StoredArtifact a, BlobSource blobs, List<Path> copies)
             throws Refused, IOException {
         Path folder = path.getParent();
-        Files.createDirectories(folder);
         if (Files.isDirectory(path, LinkOption.NOFOLLOW_LINKS)) {
             throw new Refused(path + " is a folder now, where the entry has a file", null);
         }

@@ -9,7 +9,6 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.archpool.orchestrator.toolchain.ConcreteJob;
 import org.archpool.orchestrator.toolchain.JobPlanner;
@@ -19,7 +18,6 @@ import org.archpool.protocol.Artifact;
 import org.archpool.protocol.CommandJob;
 import org.archpool.protocol.Platform;
 import org.archpool.protocol.Target;
-import org.archpool.testing.RequiredTool;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
@@ -50,20 +48,8 @@ class BuildCacheTest {
 
     @BeforeAll
     static void fatbins() throws Exception {
-        RequiredTool.require("nvcc");
-        Files.writeString(binaries.resolve("k.cu"), "__global__ void k(float *x) { x[threadIdx.x] *= 2.0f; }\n");
-        sm90 = nvcc("90");
-        sm80 = nvcc("80");
-    }
-
-    private static byte[] nvcc(String arch) throws Exception {
-        Path fatbin = binaries.resolve("k" + arch + ".fatbin");
-        Process p = new ProcessBuilder("nvcc", "-fatbin", "-gencode", "arch=compute_" + arch + ",code=sm_" + arch,
-                "-o", fatbin.toString(), "k.cu").directory(binaries.toFile()).redirectErrorStream(true).start();
-        String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(p.waitFor(120, TimeUnit.SECONDS)).isTrue();
-        assertThat(p.exitValue()).as(output).isZero();
-        return Files.readAllBytes(fatbin);
+        sm90 = NvccFatbin.of(binaries, "90");
+        sm80 = NvccFatbin.of(binaries, "80");
     }
 
     @BeforeEach
