@@ -191,11 +191,14 @@ class StepHostTest {
         List<Path> ours = new ArrayList<>(hostFolders());
         ours.removeAll(others);
         assertThat(ours).hasSize(1);
-        List<ProcessHandle> hosts = ProcessHandle.current().children().filter(c -> !children.contains(c)).toList();
-        assertThat(hosts).as("the host's unshare, a child of this JVM").hasSize(1);
+        String folder = ours.get(0).toString();
+        List<ProcessHandle> hosts = ProcessHandle.current().children().filter(c -> !children.contains(c))
+                .filter(c -> c.info().arguments().map(a -> List.of(a).contains(folder)).orElse(false)).toList();
+        assertThat(hosts).as("the host's unshare, a child of this JVM named by its folder").hasSize(1);
         launcher.close();
         assertThat(ours.get(0)).doesNotExist();
-        assertThat(hosts.get(0).isAlive()).as("the host's unshare is killed").isFalse();
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
+                assertThat(hosts.get(0).isAlive()).as("the host's unshare is killed").isFalse());
     }
 
     private static List<Path> hostFolders() {
