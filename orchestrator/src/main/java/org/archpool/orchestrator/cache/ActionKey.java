@@ -19,24 +19,32 @@ import org.archpool.protocol.Target;
  * the job as it will run (kind; for {@code cmake} its folders, generator, build type, defines, configure and build
  * arguments, targets and the configure command with the architecture define; for {@code command} its argv after
  * placeholder expansion, cwd and the program it runs; for both the environment of its steps, its artifact globs),
- * the resolved target (platform and the sorted, de-duplicated architecture list), the toolchain's identity and the
- * digest of its inputs. Its id is not part of it: two jobs that run the same thing share an entry. Nor is the
+ * the resolved target (platform and the sorted, de-duplicated architecture list), the toolchain's identity, the
+ * digest of its inputs and the value of each variable of the environment that its CMake files read by name. Its id is not part of it: two jobs that run the same thing share an entry. Nor is the
  * {@code --parallel} of a CMake build, which changes how fast, not what, is built.
  */
 public record ActionKey(String sha256, String document) {
 
     /** Changes whenever what a key covers changes, so that old entries are never read as new ones. */
-    public static final int VERSION = 1;
+    public static final int VERSION = 2;
 
     private static final ObjectMapper CANONICAL = new ObjectMapper()
             .configure(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS, true);
 
-    /**
-     * @param program for a command job, the identity of the program its argv[0] runs
-     *                ({@link ToolchainIdentity#program}); ignored for cmake jobs
-     */
+    /** The key of a job that reads no variable of the environment by name. */
     public static ActionKey of(ConcreteJob concrete, Target target, ToolchainIdentity toolchain, String inputs,
                                String program) {
+        return of(concrete, target, toolchain, inputs, program, Map.of());
+    }
+
+    /**
+     * @param program         for a command job, the identity of the program its argv[0] runs
+     *                        ({@link ToolchainIdentity#program}); ignored for cmake jobs
+     * @param environmentRead the variables the job's CMake files read ({@code $ENV{NAME}}), each with the value the
+     *                        job's processes get, or null where they get none
+     */
+    public static ActionKey of(ConcreteJob concrete, Target target, ToolchainIdentity toolchain, String inputs,
+                               String program, Map<String, String> environmentRead) {
         Map<String, Object> doc = new LinkedHashMap<>();
         doc.put("keyVersion", VERSION);
         doc.put("kind", concrete.job().kind());
@@ -45,6 +53,9 @@ public record ActionKey(String sha256, String document) {
         doc.put("toolchain", toolchain.sha256());
         doc.put("inputs", inputs);
         doc.put("env", new TreeMap<>(concrete.steps().get(0).env()));
+        if (!environmentRead.isEmpty()) {
+            doc.put("environmentRead", new TreeMap<>(environmentRead));
+        }
         doc.put("artifacts", concrete.job().artifacts());
         if (concrete.job() instanceof CmakeJob c) {
             doc.put("sourceDir", c.sourceDir());

@@ -8,9 +8,10 @@ import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.HashMap;
 import java.util.List;
-import java.util.Optional;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
@@ -26,6 +27,7 @@ import org.archpool.protocol.JobSpec;
 import org.archpool.protocol.Platform;
 import org.archpool.protocol.Target;
 import org.archpool.worker.ArtifactRules;
+import org.archpool.worker.exec.ChildEnvironment;
 import org.archpool.worker.inspect.GpuCodeInspector;
 
 /**
@@ -45,6 +47,7 @@ public final class BuildCache implements AutoCloseable {
     private final FileHashes hashes;
     private final JobInputs inputs;
     private final String path;
+    private final Map<String, String> environment;
     private final ArtifactJudge strict;
     private final EntryRestorer restorer;
     private final Clock clock;
@@ -59,7 +62,8 @@ public final class BuildCache implements AutoCloseable {
      * @param remoteWrites whether jobs built here are stored on the remote ({@code --remote-cache-read-only} off)
      * @param toolchain    the toolchain's identity, asked for when the first job with a key is looked up (a build of
      *                     uncacheable jobs never runs the tools' {@code --version}), then kept
-     * @param environment  the environment jobs inherit, for the {@code PATH} their programs are found on
+     * @param environment  the environment jobs inherit: the {@code PATH} their programs are found on, and the values of
+     *                     the variables their CMake files read
      * @param strict       judges restored GPU code: strict verification at least, whatever {@code --verify} says
      * @param notes        told once of a cache that stopped working, for the console and the coordinator's log
      */
@@ -75,6 +79,7 @@ public final class BuildCache implements AutoCloseable {
         this.hashes = hashes;
         this.inputs = new JobInputs(hashes);
         this.path = environment.get("PATH");
+        this.environment = Map.copyOf(environment);
         this.strict = strict;
         this.restorer = new EntryRestorer(new GpuCodeInspector(), strict);
         this.clock = clock;
@@ -104,8 +109,9 @@ public final class BuildCache implements AutoCloseable {
             return new CacheLookup.Uncacheable(u.reason());
         }
         String program = job instanceof CommandJob c ? ToolchainIdentity.program(c.argv().get(0), path, hashes) : null;
-        ActionKey key = ActionKey.of(concrete, target, toolchains.get(target.platform()).get(), ((JobInputs.Digest.Of) digest).sha256(),
-                program);
+        JobInputs.Digest.Of read = (JobInputs.Digest.Of) digest;
+        ActionKey key = ActionKey.of(concrete, target, toolchains.get(target.platform()).get(), read.sha256(), program,
+                environmentRead(concrete, read.environmentRead()));
         String rejected = null;
         byte[] bytes = readAction(local, key.sha256(), false);
         if (bytes != null) {
@@ -145,6 +151,17 @@ public final class BuildCache implements AutoCloseable {
     }
 
     private record Restored(ActionEntry entry, List<Artifact> artifacts) {
+    }
+
+    /** Each of {@code names} with the value the job's processes get (null for none), as a worker gives it them. */
+    private Map<String, String> environmentRead(ConcreteJob concrete, Set<String> names) {
+        if (names.isEmpty()) {
+            return Map.of();
+        }
+        Map<String, String> seen = ChildEnvironment.forStep(environment, concrete.steps().get(0).env());
+        Map<String, String> values = new HashMap<>();
+        names.forEach(name -> values.put(name, seen.get(name)));
+        return values;
     }
 
     private Restored restore(JobSpec job, Target target, ActionKey key, byte[] bytes, EntryRestorer.BlobSource blobs,

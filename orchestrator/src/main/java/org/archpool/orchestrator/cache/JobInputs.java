@@ -1,8 +1,10 @@
 package org.archpool.orchestrator.cache;
 
+import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.FileSystemLoopException;
 import java.nio.file.FileSystems;
 import java.nio.file.FileVisitOption;
 import java.nio.file.FileVisitResult;
@@ -15,9 +17,15 @@ import java.nio.file.SimpleFileVisitor;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.security.MessageDigest;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.EnumSet;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.archpool.protocol.CmakeJob;
 import org.archpool.protocol.CommandJob;
 import org.archpool.protocol.JobSpec;
@@ -26,9 +34,14 @@ import org.archpool.protocol.UntrustedText;
 /**
  * What a job reads, as one digest of every file's path and contents: for a {@code cmake} job every file under its
  * {@code sourceDir}, except folders that are not sources ({@code .git}, archpool's {@code .archpool}, the job's own
- * build folder and any other CMake build tree, known by its {@code CMakeCache.txt}); for a {@code command} job the
- * files its {@code inputs} globs match (relative to its {@code cwd}, or absolute). A link is hashed as the path it
- * holds, not followed. A command job without {@code inputs}, a glob that matches nothing and a tree of more than
+ * build folder and any other build tree of the same project: a folder whose {@code CMakeCache.txt} names this
+ * {@code sourceDir} as its {@code CMAKE_HOME_DIRECTORY}; any other folder is a source, {@code CMakeCache.txt} or
+ * not); for a {@code command} job the files its {@code inputs} globs match (relative to its {@code cwd}, or
+ * absolute). A link to a file is hashed as the path it holds and the contents it leads to, so that editing the
+ * target is a change; in a {@code cmake} job's tree a link to a folder outside it is read as part of the tree (once,
+ * whatever links lead there again); a link that leads nowhere is hashed as the path it holds. The {@code $ENV{NAME}}
+ * that a {@code cmake} job's {@code CMakeLists.txt} and {@code .cmake} files name are gathered too, for the key to
+ * hold their values. A command job without {@code inputs}, a glob that matches nothing and a tree of more than
  * {@link #MAX_FILES} files make the job uncacheable, with the reason.
  */
 public final class JobInputs {
@@ -38,10 +51,22 @@ public final class JobInputs {
 
     private static final String GLOB_CHARS = "*?[{";
 
+    /** {@code ENV{NAME}} as CMake reads a variable of the environment ({@code $ENV{NAME}}, {@code DEFINED ENV{NAME}}). */
+    private static final Pattern ENV_REFERENCE = Pattern.compile("ENV\\{([A-Za-z_][A-Za-z0-9_]*)\\}");
+
+    /** The line of a {@code CMakeCache.txt} that names the source folder of its build tree. */
+    private static final String HOME_DIRECTORY = "CMAKE_HOME_DIRECTORY:INTERNAL=";
+
     /** The digest of a job's inputs, or why there is none. */
     public sealed interface Digest {
-        /** @param files how many files entered it */
-        record Of(String sha256, int files) implements Digest {
+        /**
+         * @param files           how many files entered it
+         * @param environmentRead the variables the job's CMake files read ({@code $ENV{NAME}}), sorted
+         */
+        record Of(String sha256, int files, Set<String> environmentRead) implements Digest {
+            public Of {
+                environmentRead = Collections.unmodifiableSet(new TreeSet<>(environmentRead));
+            }
         }
 
         record Unavailable(String reason) implements Digest {
@@ -80,30 +105,121 @@ public final class JobInputs {
 
     private Digest tree(Path source, Path buildDir) throws IOException {
         TreeMap<String, String> files = new TreeMap<>();
-        Files.walkFileTree(source, new SimpleFileVisitor<>() {
-            @Override
-            public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attrs) {
-                if (dir.equals(source)) {
+        Set<String> environment = new TreeSet<>();
+        new Tree(source, buildDir, files, environment).walk(source, "");
+        return of(files, environment);
+    }
+
+    /** A {@code cmake} job's source tree as it is read: its own folders, and those its links lead to outside it. */
+    private final class Tree {
+        private final Path source;
+        private final Path realSource;
+        private final Path buildDir;
+        private final TreeMap<String, String> files;
+        private final Set<String> environment;
+        private final Set<Path> linkedFolders = new HashSet<>();
+
+        Tree(Path source, Path buildDir, TreeMap<String, String> files, Set<String> environment) throws IOException {
+            this.source = source;
+            this.realSource = source.toRealPath();
+            this.buildDir = buildDir;
+            this.files = files;
+            this.environment = environment;
+        }
+
+        /** Reads the folder {@code top}, its files named {@code prefix} + their path under it. */
+        void walk(Path top, String prefix) throws IOException {
+            Files.walkFileTree(top, new SimpleFileVisitor<>() {
+                @Override
+                public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attrs) throws IOException {
+                    if (dir.equals(top)) {
+                        return FileVisitResult.CONTINUE;
+                    }
+                    String name = dir.getFileName().toString();
+                    boolean notSource = name.equals(".git") || name.equals(".archpool") || dir.equals(buildDir)
+                            || isBuildTreeOfSource(dir);
+                    return notSource ? FileVisitResult.SKIP_SUBTREE : FileVisitResult.CONTINUE;
+                }
+
+                @Override
+                public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
+                    String name = prefix + top.relativize(file);
+                    if (attrs.isSymbolicLink()) {
+                        link(name, file);
+                    } else {
+                        add(files, name, file, attrs);
+                        readsEnvironment(file, file);
+                    }
                     return FileVisitResult.CONTINUE;
                 }
-                String name = dir.getFileName().toString();
-                boolean notSource = name.equals(".git") || name.equals(".archpool") || dir.equals(buildDir)
-                        || Files.exists(dir.resolve("CMakeCache.txt"), LinkOption.NOFOLLOW_LINKS);
-                return notSource ? FileVisitResult.SKIP_SUBTREE : FileVisitResult.CONTINUE;
-            }
 
-            @Override
-            public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
-                add(files, source.relativize(file).toString(), file, attrs);
-                return FileVisitResult.CONTINUE;
-            }
+                @Override
+                public FileVisitResult visitFileFailed(Path file, IOException e) throws IOException {
+                    return vanished(e);
+                }
+            });
+        }
 
-            @Override
-            public FileVisitResult visitFileFailed(Path file, IOException e) throws IOException {
-                return vanished(e);
+        /** A link in the tree: the file it leads to, hashed; a folder outside the tree, read once. */
+        private void link(String name, Path link) throws IOException {
+            Path target;
+            Path real;
+            try {
+                target = Files.readSymbolicLink(link);
+                real = link.toRealPath();
+            } catch (NoSuchFileException | FileSystemLoopException e) {
+                String held = Files.isSymbolicLink(link) ? String.valueOf(Files.readSymbolicLink(link)) : "";
+                files.put(name, "link:" + held);
+                return;
             }
-        });
-        return of(files);
+            if (Files.isRegularFile(real)) {
+                checkCount(files);
+                files.put(name, "link:" + target + "\0" + hashes.digest(real));
+                readsEnvironment(link, real);
+            } else if (Files.isDirectory(real) && !real.startsWith(realSource) && linkedFolders.add(real)) {
+                files.put(name, "link:" + target);
+                walk(real, name + "/");
+            } else {
+                // a folder of the tree (read in place) or one read already through another link
+                files.put(name, "link:" + target);
+            }
+        }
+
+        /** Adds the variables that {@code file}, a CMake file by {@code name}'s name, reads as {@code $ENV{NAME}}. */
+        private void readsEnvironment(Path name, Path file) throws IOException {
+            String fileName = name.getFileName().toString();
+            if (!fileName.equals("CMakeLists.txt") && !fileName.endsWith(".cmake")) {
+                return;
+            }
+            try {
+                Matcher m = ENV_REFERENCE.matcher(new String(Files.readAllBytes(file), StandardCharsets.ISO_8859_1));
+                while (m.find()) {
+                    environment.add(m.group(1));
+                }
+            } catch (NoSuchFileException e) {
+                // removed while the tree was read
+            }
+        }
+
+        /** Whether {@code dir} holds a build tree of this job's project: its cache names this source folder. */
+        private boolean isBuildTreeOfSource(Path dir) throws IOException {
+            Path cache = dir.resolve("CMakeCache.txt");
+            if (!Files.isRegularFile(cache, LinkOption.NOFOLLOW_LINKS)) {
+                return false;
+            }
+            try (BufferedReader in = Files.newBufferedReader(cache, StandardCharsets.ISO_8859_1)) {
+                String line;
+                while ((line = in.readLine()) != null) {
+                    if (line.startsWith(HOME_DIRECTORY)) {
+                        Path home = Path.of(line.substring(HOME_DIRECTORY.length())).normalize();
+                        return home.equals(source.normalize()) || home.equals(realSource);
+                    }
+                }
+            } catch (NoSuchFileException e) {
+                return false;
+            }
+            return false;
+        }
     }
 
     private Digest globs(Path cwd, List<String> globs) throws IOException {
@@ -173,7 +289,7 @@ public final class JobInputs {
                         + "); fix the glob, or remove it");
             }
         }
-        return of(files);
+        return of(files, Set.of());
     }
 
     /** A file removed while the tree is read (another job's temporary file) is not an input; any other error is. */
@@ -184,16 +300,26 @@ public final class JobInputs {
         throw e;
     }
 
-    private void add(TreeMap<String, String> files, String name, Path file, BasicFileAttributes attrs)
-            throws IOException {
+    private static void checkCount(TreeMap<String, String> files) throws TooManyFiles {
         if (files.size() >= MAX_FILES) {
             throw new TooManyFiles("it reads more than " + MAX_FILES + " files, which the cache does not key");
         }
+    }
+
+    /** A file of the inputs; a link to a file as the path it holds and the contents it leads to. */
+    private void add(TreeMap<String, String> files, String name, Path file, BasicFileAttributes attrs)
+            throws IOException {
+        checkCount(files);
         if (attrs.isSymbolicLink()) {
             try {
-                files.put(name, "link:" + Files.readSymbolicLink(file));
-            } catch (NoSuchFileException e) {
-                // removed while the tree was read
+                Path target = Files.readSymbolicLink(file);
+                Path real = file.toRealPath();
+                files.put(name, "link:" + target + (Files.isRegularFile(real) ? "\0" + hashes.digest(real) : ""));
+            } catch (NoSuchFileException | FileSystemLoopException e) {
+                // removed while read, or leads nowhere: the path it holds, if it is still there
+                if (Files.isSymbolicLink(file)) {
+                    files.put(name, "link:" + Files.readSymbolicLink(file));
+                }
             }
         } else if (attrs.isRegularFile()) {
             try {
@@ -204,9 +330,9 @@ public final class JobInputs {
         }
     }
 
-    private static Digest of(TreeMap<String, String> files) {
+    private static Digest of(TreeMap<String, String> files, Set<String> environment) {
         MessageDigest md = Digests.sha256();
         files.forEach((name, digest) -> md.update((name + "\0" + digest + "\n").getBytes(StandardCharsets.UTF_8)));
-        return new Digest.Of(Digests.hex(md.digest()), files.size());
+        return new Digest.Of(Digests.hex(md.digest()), files.size(), environment);
     }
 }

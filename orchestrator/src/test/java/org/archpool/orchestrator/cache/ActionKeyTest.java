@@ -61,6 +61,21 @@ class ActionKeyTest {
     }
 
     @Test
+    void theValueOfEachVariableTheCMakeFilesReadIsPartOfTheKey() {
+        var concrete = JobPlanner.standard().plan(cmake("a", Map.of(), Map.of()), CUDA_90, 2);
+        String none = ActionKey.of(concrete, CUDA_90, TOOLCHAIN, INPUTS, null).sha256();
+        Map<String, String> unset = new java.util.HashMap<>();
+        unset.put("KV", null);
+        List<String> keys = List.of(none,
+                ActionKey.of(concrete, CUDA_90, TOOLCHAIN, INPUTS, null, Map.of("KV", "1")).sha256(),
+                ActionKey.of(concrete, CUDA_90, TOOLCHAIN, INPUTS, null, Map.of("KV", "7")).sha256(),
+                ActionKey.of(concrete, CUDA_90, TOOLCHAIN, INPUTS, null, Map.of("KV", "")).sha256(),
+                ActionKey.of(concrete, CUDA_90, TOOLCHAIN, INPUTS, null, unset).sha256());
+        assertThat(keys).doesNotHaveDuplicates();
+        assertThat(ActionKey.of(concrete, CUDA_90, TOOLCHAIN, INPUTS, null, Map.of()).sha256()).isEqualTo(none);
+    }
+
+    @Test
     void aCommandJobsKeyHoldsItsExpandedArgvItsInputsAndItsProgram() {
         CommandJob job = new CommandJob("c", List.of("nvcc", "{offload-arch-flags}", "-c", "k.cu"), "/src",
                 Map.of(), null, List.of(), List.of("k.cu"));

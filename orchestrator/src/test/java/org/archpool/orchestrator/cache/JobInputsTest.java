@@ -48,11 +48,12 @@ class JobInputsTest {
         String before = digest(job);
         assertThat(((JobInputs.Digest.Of) inputs.digest(job)).files()).isEqualTo(3);
 
-        // its own build folder, another CMake build tree, .git and .archpool are not sources
+        // its own build folder, another build tree of the same project, .git and .archpool are not sources
         Files.createDirectories(src.resolve("build"));
         Files.writeString(src.resolve("build/lib.a"), "x");
         Files.createDirectories(src.resolve("other-build"));
-        Files.writeString(src.resolve("other-build/CMakeCache.txt"), "x");
+        Files.writeString(src.resolve("other-build/CMakeCache.txt"), "# This is the CMakeCache file.\n"
+                + "CMAKE_HOME_DIRECTORY:INTERNAL=" + src + "\n");
         Files.writeString(src.resolve("other-build/made.o"), "x");
         Files.createDirectories(src.resolve(".git"));
         Files.writeString(src.resolve(".git/index"), "x");
@@ -82,6 +83,61 @@ class JobInputsTest {
         Files.delete(src.resolve("dep.h"));
         Files.createSymbolicLink(src.resolve("dep.h"), dir.resolve("b.h"));
         assertThat(digest(job)).isNotEqualTo(toA);
+    }
+
+    /** Editing {@code file} to {@code text} changes {@code job}'s digest. */
+    private void assertEditSeen(JobSpec job, Path file, String text, String what) throws Exception {
+        String before = digest(job);
+        Files.writeString(file, text);
+        assertThat(digest(job)).as(what).isNotEqualTo(before);
+    }
+
+    @Test
+    void aFolderWithACMakeCacheOfAnotherProjectOrNoneIsASource() throws Exception {
+        CmakeJob job = cmake(dir.resolve("build"));
+        Path sub = Files.createDirectories(src.resolve("sub"));
+        Files.writeString(sub.resolve("CMakeCache.txt"), "");
+        assertEditSeen(job, sub.resolve("x.h"), "#define X 2\n", "an empty CMakeCache.txt makes no build tree");
+        Files.writeString(sub.resolve("CMakeCache.txt"), "CMAKE_HOME_DIRECTORY:INTERNAL=" + dir.resolve("other") + "\n");
+        assertEditSeen(job, sub.resolve("x.h"), "#define X 3\n", "nor does another project's");
+    }
+
+    @Test
+    void aLinkedFileIsHashedByWhatItLeadsTo() throws Exception {
+        Path outside = Files.createDirectories(dir.resolve("ext"));
+        Files.writeString(outside.resolve("w.h"), "#define W 1\n");
+        Files.createSymbolicLink(src.resolve("w.h"), outside.resolve("w.h"));
+        assertEditSeen(cmake(dir.resolve("build")), outside.resolve("w.h"), "#define W 2\n", "a cmake job's file");
+        CommandJob command = new CommandJob("c", List.of("nvcc", "k.cu"), src.toString(), Map.of(), null, List.of(),
+                List.of("k.cu", "w.h"));
+        assertEditSeen(command, outside.resolve("w.h"), "#define W 3\n", "a command job's input");
+    }
+
+    @Test
+    void aLinkedFolderOutsideTheTreeIsReadOnceAndALoopEnds() throws Exception {
+        CmakeJob job = cmake(dir.resolve("build"));
+        Path outside = Files.createDirectories(dir.resolve("third_party/inc"));
+        Files.writeString(outside.resolve("t.h"), "#define T 1\n");
+        Files.createSymbolicLink(src.resolve("third_party"), dir.resolve("third_party"));
+        Files.createSymbolicLink(src.resolve("again"), dir.resolve("third_party"));
+        Files.createSymbolicLink(outside.resolve("loop"), dir.resolve("third_party"));
+        Files.createSymbolicLink(src.resolve("inner"), src.resolve("include"));
+        String before = digest(job);
+        assertThat(((JobInputs.Digest.Of) inputs.digest(job)).files())
+                .as("3 files and 3 links in the tree; through the linked folder, t.h and the loop back").isEqualTo(8);
+        Files.writeString(outside.resolve("t.h"), "#define T 2\n");
+        assertThat(digest(job)).isNotEqualTo(before);
+    }
+
+    @Test
+    void theVariablesTheCMakeFilesReadAreGathered() throws Exception {
+        Files.writeString(src.resolve("CMakeLists.txt"), "project(k LANGUAGES CUDA)\n"
+                + "target_compile_definitions(k PRIVATE \"E=$ENV{KV}0\")\ninclude(cmake/opts.cmake)\n");
+        Files.createDirectories(src.resolve("cmake"));
+        Files.writeString(src.resolve("cmake/opts.cmake"), "if(DEFINED ENV{CUDA_HOME})\nendif()\n");
+        Files.writeString(src.resolve("k.cu"), "// $ENV{NOT_CMAKE} in a source is not CMake's\n");
+        JobInputs.Digest d = inputs.digest(cmake(dir.resolve("build")));
+        assertThat(((JobInputs.Digest.Of) d).environmentRead()).containsExactly("CUDA_HOME", "KV");
     }
 
     @Test
