@@ -104,7 +104,9 @@ class Pool:
         ``CMAKE_<LANG>_ARCHITECTURES``; ``defines`` may not). ``id`` defaults to the source folder's name, and
         ``build_dir`` to ``build/<id>`` (``build/<platform>/<id>`` with several targets, which append
         ``/<platform>`` to an explicit ``build_dir``); relative paths start at this process's working directory.
-        ``platforms`` and ``archs``: as for :meth:`submit_command`.
+        A build folder holds one build at a time: a job whose build folder is that of another job still queued or
+        running (other defines, say) fails with :class:`JobRejectedError` ``build-dir-in-use``; give each variant
+        its own ``build_dir``. ``platforms`` and ``archs``: as for :meth:`submit_command`.
         Returns at once; the future's result is the :class:`JobResult`."""
         job = cmake_job(source_dir, build_dir, defines, id, generator, build_type, configure_args, build_args,
                         targets, env, timeout, artifacts, platforms=platforms, archs=archs)

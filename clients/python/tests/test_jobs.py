@@ -102,6 +102,20 @@ def test_a_job_serve_refuses_fails_its_future_with_serves_reason(pool: archpool.
         future.wait_accepted(timeout=1)
 
 
+def test_two_builds_of_one_project_never_share_its_default_build_folder(pool: archpool.Pool, tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)  # the default build/<id> starts at this process's working directory
+    axpy = pool.submit_cmake(KERNELS / "pointwise", defines={"OP": "axpy"})
+    scale = pool.submit_cmake(KERNELS / "pointwise", defines={"OP": "scale"})
+
+    with pytest.raises(archpool.JobRejectedError) as raised:
+        scale.result(timeout=60)
+
+    assert raised.value.code == "build-dir-in-use"
+    assert str(tmp_path / "build" / "pointwise") in str(raised.value)
+    assert axpy.result(timeout=300).succeeded
+
+
 def test_a_define_of_the_architecture_is_refused(pool: archpool.Pool, tmp_path: Path) -> None:
     future = pool.submit_cmake(KERNELS / "pointwise", build_dir=tmp_path, defines={"CMAKE_CUDA_ARCHITECTURES": "75"})
 

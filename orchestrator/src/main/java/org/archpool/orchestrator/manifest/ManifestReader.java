@@ -169,10 +169,16 @@ public final class ManifestReader {
         List<JobSpec> specs = new ArrayList<>();
         Map<String, JobScope> scopes = new HashMap<>();
         Set<String> ids = new HashSet<>();
+        Map<String, String> buildFolders = new HashMap<>();
         for (int i = 0; i < jobs.size(); i++) {
             JobSpec spec = readJob(ctx, defaults, jobs.get(i), "jobs[" + i + "]");
             if (!ids.add(spec.id())) {
                 throw ctx.error("jobs[" + i + "] repeats the id " + quote(spec.id()) + "; job ids must be unique: rename one of them");
+            }
+            if (spec instanceof CmakeJob c && buildFolders.putIfAbsent(c.buildDir(), c.id()) != null) {
+                throw ctx.error("jobs[" + i + "] (" + quote(c.id()) + ") builds in " + quote(c.buildDir()) + ", the"
+                        + " build folder of job " + quote(buildFolders.get(c.buildDir())) + ": two builds in one"
+                        + " folder overwrite each other's files; give one of them a \"buildDir\" of its own");
             }
             specs.add(spec);
             JobScope scope = readScope(ctx, jobs.get(i), "job " + quote(spec.id()));

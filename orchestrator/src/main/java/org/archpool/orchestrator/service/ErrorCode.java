@@ -15,7 +15,12 @@ public enum ErrorCode {
     /** A {@code cancel} for a {@code clientJobId} the connection has no queued or running job for. */
     UNKNOWN_JOB("unknown-job"),
     /** A {@code submit} after {@code shutdown} began. */
-    SHUTTING_DOWN("shutting-down");
+    SHUTTING_DOWN("shutting-down"),
+    /**
+     * A {@code submit} of a cmake job whose build folder is that of another job still queued or running (not the same
+     * job: that one joins the build): two builds in one folder overwrite each other's files.
+     */
+    BUILD_DIR_IN_USE("build-dir-in-use");
 
     private final String wireName;
 

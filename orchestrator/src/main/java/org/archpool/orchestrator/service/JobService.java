@@ -26,6 +26,7 @@ import org.archpool.orchestrator.schedule.JobStart;
 import org.archpool.orchestrator.schedule.Scheduler;
 import org.archpool.orchestrator.toolchain.JobTargets;
 import org.archpool.orchestrator.toolchain.TargetedJob;
+import org.archpool.protocol.CmakeJob;
 import org.archpool.protocol.JobSpec;
 import org.archpool.protocol.Platform;
 import org.archpool.protocol.Target;
@@ -64,6 +65,8 @@ public final class JobService {
     // guarded by this
     /** Builds not ended, by the job (under a common id) and the target it is built for. */
     private final Map<BuildKey, Build> inFlight = new HashMap<>();
+    /** The build folder of each cmake build queued or running: one build at a time in a folder. */
+    private final Map<String, Build> buildFolders = new HashMap<>();
     /** Every build not ended: by identity, in one flat table (a hash set spends a node on each of 100,000). */
     private final Set<Build> running = Collections.newSetFromMap(new IdentityHashMap<>());
     private final Set<Connection> clients = new LinkedHashSet<>();
@@ -246,6 +249,9 @@ public final class JobService {
             build.ended = true;
             running.remove(build);
             inFlight.remove(build.key, build);
+            if (build.job instanceof CmakeJob c) {
+                buildFolders.remove(c.buildDir(), build);
+            }
             ended.add(outcome.forClient(build.firstClientJobId));
             outcomes.merge(outcome.outcome().wireName(), 1, Integer::sum);
             // a copy: a send can find its client gone (it does not read), which takes the client's submits off
@@ -388,10 +394,24 @@ public final class JobService {
                 build = assignment.skipped() != null ? null : inFlight.get(key);
                 shared = build != null;
                 if (!shared) {
+                    Build other = planned instanceof CmakeJob c && assignment.skipped() == null
+                            ? buildFolders.get(c.buildDir()) : null;
+                    if (other != null) {
+                        outbox.send(ServerMessage.Error.about(ErrorCode.BUILD_DIR_IN_USE, clientJobId,
+                                "its build folder " + ((CmakeJob) planned).buildDir() + " is the build folder of job "
+                                + other.job.id() + ", another build (other defines, arguments or environment) still"
+                                + " queued or running, and two builds in one folder overwrite each other's files:"
+                                + " give this job a build folder of its own (\"buildDir\"; the Python client's"
+                                + " build_dir), or submit it after that job has ended"));
+                        return;
+                    }
                     build = new Build(named(planned), key, clientJobId);
                     running.add(build);
                     if (assignment.skipped() == null) {
                         inFlight.put(key, build);
+                        if (planned instanceof CmakeJob c) {
+                            buildFolders.put(c.buildDir(), build);
+                        }
                     }
                 }
                 Submission s = new Submission(this, clientJobId, shared, build, clock.millis());
@@ -440,6 +460,9 @@ public final class JobService {
                     // the result comes when the build ends, cancelled
                     build.cancelled = true;
                     inFlight.remove(build.key, build);
+            if (build.job instanceof CmakeJob c) {
+                buildFolders.remove(c.buildDir(), build);
+            }
                     cancel = Optional.of(build.job.id());
                 }
             }

@@ -90,6 +90,10 @@ class ManifestReaderTest {
         rejects("{\"version\": 1, \"jobs\": [{\"id\": \"a\", \"kind\": \"cmake\", \"sourceDir\": \"proj\"},"
                 + "{\"id\": \"a\", \"kind\": \"command\", \"argv\": [\"true\"]}]}", "repeats the id \"a\"");
         rejects("{\"version\": 1, \"jobs\": [{\"id\": \"a\", \"kind\": \"cmake\", \"sourceDir\": \"proj\","
+                + "\"buildDir\": \"out\"}, {\"id\": \"b\", \"kind\": \"cmake\", \"sourceDir\": \"proj\","
+                + "\"buildDir\": \"out\", \"defines\": {\"OP\": \"scale\"}}]}", "jobs[1] (\"b\") builds in",
+                "the build folder of job \"a\"", "give one of them a \"buildDir\" of its own");
+        rejects("{\"version\": 1, \"jobs\": [{\"id\": \"a\", \"kind\": \"cmake\", \"sourceDir\": \"proj\","
                 + "\"defines\": {\"CMAKE_CUDA_ARCHITECTURES\": \"75\"}}]}", "CMAKE_CUDA_ARCHITECTURES", "--arch");
         rejects("{\"version\": 1, \"jobs\": [{\"id\": \"a\", \"kind\": \"command\", \"argv\": []}]}", "\"argv\"");
         rejects("{\"version\": 1, \"jobs\": [{\"id\": \"a\", \"kind\": \"command\", \"argv\": [\"x\"], \"timeout\": \"0s\"}]}",

@@ -177,6 +177,42 @@ class JobServiceTest {
         assertThat(service.outcomes()).hasSize(1);
     }
 
+    /** A submit of a cmake job of the project {@code kern} in the test's folder, with its default build folder. */
+    private String cmake(String clientJobId, String op) throws Exception {
+        Path src = Files.createDirectories(dir.resolve("kern"));
+        Files.writeString(src.resolve("CMakeLists.txt"), "project(kern NONE)\n");
+        return "{\"type\":\"submit\",\"clientJobId\":\"" + clientJobId + "\",\"cwd\":\"" + dir + "\",\"job\":{"
+                + "\"id\":\"kern\",\"kind\":\"cmake\",\"sourceDir\":\"kern\",\"defines\":{\"OP\":\"" + op + "\"}}}";
+    }
+
+    @Test
+    void aCmakeJobWhoseBuildFolderAnotherQueuedJobHasIsRefusedUntilThatOneEnds() throws Exception {
+        start(1);
+        Client c = connect();
+        c.send(submit("hold", "hold", until("go"))); // the only slot: the cmake jobs stay queued
+        c.outbox().next(ServerMessage.Accepted.class);
+        c.send(cmake("axpy", "axpy"));
+        String first = c.outbox().next(ServerMessage.Accepted.class).jobId();
+
+        c.send(cmake("scale", "scale"));
+        ServerMessage.Error refused = c.outbox().next(ServerMessage.Error.class);
+        assertThat(refused.code()).isEqualTo(ErrorCode.BUILD_DIR_IN_USE);
+        assertThat(refused.clientJobId()).isEqualTo("scale");
+        assertThat(refused.message()).contains("its build folder " + dir.resolve("build/kern") + " is the build folder"
+                + " of job " + first).contains("give this job a build folder of its own");
+
+        c.send(cmake("axpy-again", "axpy"));
+        assertThat(c.outbox().next(ServerMessage.Accepted.class).shared()).as("the same job joins the build").isTrue();
+
+        c.send("{\"type\":\"cancel\",\"clientJobId\":\"axpy\"}");
+        c.send("{\"type\":\"cancel\",\"clientJobId\":\"axpy-again\"}");
+        c.outbox().next(ServerMessage.Result.class);
+        c.outbox().next(ServerMessage.Result.class);
+        c.send(cmake("scale", "scale"));
+        assertThat(c.outbox().next(ServerMessage.Accepted.class).shared()).as("its folder is free again").isFalse();
+        open("go");
+    }
+
     @Test
     void aJobHandedToAWorkerIsStartedBeforeItsResult() {
         start(1);
