@@ -17,6 +17,7 @@ import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.stream.Stream;
 import org.archpool.orchestrator.toolchain.ConcreteJob;
+import org.archpool.protocol.CmakeJob;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -77,8 +78,18 @@ public final class ConfigureSeeds implements AutoCloseable {
         return root;
     }
 
-    /** The key of a {@code cmake} job's configure; empty for other jobs. */
+    /**
+     * The key of a {@code cmake} job's configure; empty for other jobs, and for a project that picks its own
+     * toolchain before {@code project()} ({@link OwnToolchain}), which a seed would override.
+     */
     public Optional<SeedKey> keyOf(ConcreteJob job) {
+        if (job.job() instanceof CmakeJob c) {
+            Optional<String> own = OwnToolchain.chosenIn(Path.of(c.sourceDir()));
+            if (own.isPresent()) {
+                LOG.info("job {} is configured without a seed: {}", c.id(), own.get());
+                return Optional.empty();
+            }
+        }
         return SeedKey.of(job, environment);
     }
 

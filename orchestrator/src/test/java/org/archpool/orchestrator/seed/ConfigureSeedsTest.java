@@ -113,6 +113,32 @@ class ConfigureSeedsTest {
         }
     }
 
+    @Test
+    void aProjectThatPicksItsOwnCompilerBeforeProjectIsNeverSeeded() throws Exception {
+        RequiredTool.require("clang++-19");
+        ConcreteJob plain = job(project("plain", "ON"));
+        Path own = project("own", "ON");
+        Files.writeString(own.resolve("CMakeLists.txt"), Files.readString(own.resolve("CMakeLists.txt"))
+                .replace("project(own", "set(CMAKE_CXX_COMPILER clang++-19)\nproject(own"));
+        ConcreteJob chooser = job(own);
+        Path ownBuild = Path.of(((CmakeJob) chooser.job()).buildDir());
+        try (ConfigureSeeds seeds = ConfigureSeeds.temporary(Map.of("PATH", System.getenv("PATH")))) {
+            SeedKey key = seeds.keyOf(plain).orElseThrow();
+            configure(plain);
+            seeds.harvest(key, Path.of(((CmakeJob) plain.job()).buildDir()));
+
+            assertThat(seeds.keyOf(chooser)).as("no key, so neither planted nor harvested").isEmpty();
+
+            // what the seed of the same command line would have done: the seed's compiler, not the project's
+            assertThat(seeds.plant(key, ownBuild)).isTrue();
+            configure(chooser);
+            assertThat(Files.readString(ownBuild.resolve("compile_commands.json"))).doesNotContain("clang++-19");
+            ConfigureSeeds.unplant(ownBuild);
+            configure(chooser);
+            assertThat(Files.readString(ownBuild.resolve("compile_commands.json"))).contains("clang++-19");
+        }
+    }
+
     private static List<String> normalized(List<String> entries, String name) {
         return entries.stream().map(e -> e.replace(name, "X")).toList();
     }
