@@ -15,6 +15,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.archpool.orchestrator.toolchain.ConcreteJob;
 import org.archpool.protocol.CmakeJob;
@@ -46,6 +48,7 @@ public final class ConfigureSeeds implements AutoCloseable {
         return !Files.exists(buildDir.resolve(CACHE_FILE));
     }
     static final String TOOLS_FILE = "tools";
+    private static final Pattern COMPILER_FILE = Pattern.compile("CMake(\\w+)Compiler\\.cmake");
     private static final String HEADER = "# Toolchain entries seeded by archpool from an earlier configure with the"
             + " same toolchain; CMake adds the project's own below.";
 
@@ -113,6 +116,12 @@ public final class ConfigureSeeds implements AutoCloseable {
             }
             Optional<Path> version = versionFolder(seed);
             if (version.isEmpty()) {
+                return false;
+            }
+            String damaged = damaged(seed, version.get());
+            if (damaged != null) {
+                LOG.info("configure seed {} not used, and removed: {}", key.sha256(), damaged);
+                discard(key);
                 return false;
             }
             Path files = Files.createDirectories(buildDir.resolve("CMakeFiles").resolve(version.get().getFileName()));
@@ -235,6 +244,33 @@ public final class ConfigureSeeds implements AutoCloseable {
             return null;
         }
         return major + "." + minor + "." + patch;
+    }
+
+    /**
+     * Why a seed cannot be what {@link #harvest} wrote, or null: a file of it empty (CMake reads a compiler file of
+     * 0 bytes as no compiler, and silently builds none of that language's sources), {@code CMakeSystem.cmake}
+     * missing, or a {@code CMake<LANG>Compiler.cmake} without its compiler's id.
+     */
+    private static String damaged(Path seed, Path version) throws IOException {
+        if (Files.size(seed.resolve(CACHE_FILE)) == 0) {
+            return CACHE_FILE + " is empty";
+        }
+        if (!Files.isRegularFile(version.resolve("CMakeSystem.cmake"))) {
+            return "it has no CMakeSystem.cmake";
+        }
+        try (Stream<Path> list = Files.list(version)) {
+            for (Path f : list.toList()) {
+                if (Files.size(f) == 0) {
+                    return f.getFileName() + " is empty";
+                }
+                Matcher lang = COMPILER_FILE.matcher(f.getFileName().toString());
+                if (lang.matches() && !Files.readString(f, StandardCharsets.ISO_8859_1)
+                        .matches("(?s).*set\\(CMAKE_" + Pattern.quote(lang.group(1)) + "_COMPILER_ID \"[^\"]+\"\\).*")) {
+                    return f.getFileName() + " names no compiler id";
+                }
+            }
+        }
+        return null;
     }
 
     private static Optional<Path> versionFolder(Path seed) throws IOException {

@@ -114,6 +114,30 @@ class ConfigureSeedsTest {
     }
 
     @Test
+    void aSeedWithAnEmptyOrIdlessCompilerFileIsDroppedAndTheTreeConfiguresFromScratch() throws Exception {
+        for (String damage : List.of("", "set(CMAKE_CXX_COMPILER \"/usr/bin/c++\")\n")) {
+            ConcreteJob first = job(project("first" + damage.length(), "ON"));
+            ConcreteJob second = job(project("second" + damage.length(), "ON"));
+            Path secondBuild = Path.of(((CmakeJob) second.job()).buildDir());
+            try (ConfigureSeeds seeds = ConfigureSeeds.temporary(Map.of("PATH", System.getenv("PATH")))) {
+                SeedKey key = seeds.keyOf(first).orElseThrow();
+                configure(first);
+                seeds.harvest(key, Path.of(((CmakeJob) first.job()).buildDir()));
+                Path seed = seeds.folder().resolve(key.sha256());
+                try (var versions = Files.list(seed)) {
+                    Path version = versions.filter(Files::isDirectory).findFirst().orElseThrow();
+                    Files.writeString(version.resolve("CMakeCXXCompiler.cmake"), damage); // as a crash could leave it
+                }
+
+                assertThat(seeds.plant(key, secondBuild)).as("damage %s", damage.length()).isFalse();
+                assertThat(seed).as("the damaged seed is removed").doesNotExist();
+                assertThat(secondBuild.resolve(ConfigureSeeds.CACHE_FILE)).doesNotExist();
+                assertThat(configure(second)).contains("The CXX compiler identification is");
+            }
+        }
+    }
+
+    @Test
     void aProjectThatPicksItsOwnCompilerBeforeProjectIsNeverSeeded() throws Exception {
         RequiredTool.require("clang++-19");
         ConcreteJob plain = job(project("plain", "ON"));
