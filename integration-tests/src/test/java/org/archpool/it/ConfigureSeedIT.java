@@ -163,7 +163,9 @@ class ConfigureSeedIT {
             compilerFiles = files.filter(f -> f.getFileName().toString().equals("CMakeCUDACompiler.cmake")).toList();
         }
         assertThat(compilerFiles).hasSize(1);
-        Files.writeString(compilerFiles.get(0), "message(FATAL_ERROR \"a broken seed\")\n");
+        // whole as a seed, damaged as no seed should be (an empty or id-less one is dropped before it is planted)
+        Files.writeString(compilerFiles.get(0), Files.readString(compilerFiles.get(0))
+                + "message(FATAL_ERROR \"a broken seed\")\n");
 
         Path second = projects(dir.resolve("second"), 2);
         Archpool.Run b = new Archpool().in(second.getParent()).run("build", second.toString(), "--platform", "cuda",
