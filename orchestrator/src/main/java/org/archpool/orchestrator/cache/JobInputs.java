@@ -145,7 +145,7 @@ public final class JobInputs {
                 public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
                     String name = prefix + top.relativize(file);
                     if (attrs.isSymbolicLink()) {
-                        link(name, file);
+                        link(name, file, attrs);
                     } else {
                         add(files, name, file, attrs);
                         readsEnvironment(file, file);
@@ -160,28 +160,22 @@ public final class JobInputs {
             });
         }
 
-        /** A link in the tree: the file it leads to, hashed; a folder outside the tree, read once. */
-        private void link(String name, Path link) throws IOException {
-            Path target;
+        /**
+         * A link in the tree: a folder outside the tree is read, once, as part of it; anything else is an input as
+         * {@link #add} takes a link (a file by the contents it leads to).
+         */
+        private void link(String name, Path link, BasicFileAttributes attrs) throws IOException {
+            add(files, name, link, attrs);
             Path real;
             try {
-                target = Files.readSymbolicLink(link);
                 real = link.toRealPath();
             } catch (NoSuchFileException | FileSystemLoopException e) {
-                String held = Files.isSymbolicLink(link) ? String.valueOf(Files.readSymbolicLink(link)) : "";
-                files.put(name, "link:" + held);
-                return;
+                return; // it leads nowhere: the path it holds is all there is
             }
             if (Files.isRegularFile(real)) {
-                checkCount(files);
-                files.put(name, "link:" + target + "\0" + hashes.digest(real));
                 readsEnvironment(link, real);
             } else if (Files.isDirectory(real) && !real.startsWith(realSource) && linkedFolders.add(real)) {
-                files.put(name, "link:" + target);
                 walk(real, name + "/");
-            } else {
-                // a folder of the tree (read in place) or one read already through another link
-                files.put(name, "link:" + target);
             }
         }
 
