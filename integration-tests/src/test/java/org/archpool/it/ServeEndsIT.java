@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -56,5 +58,50 @@ class ServeEndsIT {
         JsonNode report = Archpool.json(dir.resolve(".archpool/serve-" + serve.pid() + "/report.json"));
         assertThat(ReportSchema.problems(report)).isEmpty();
         assertThat(report.path("jobs").findValuesAsText("outcome")).containsOnly("cancelled").hasSize(3);
+    }
+
+    /** The client's requests, sent without ever reading a reply: far more replies than a pipe holds. */
+    private static void floodWithoutReading(Process serve, Path dir, String sleep) throws Exception {
+        OutputStream in = serve.getOutputStream();
+        in.write((submit("a", dir, commandJob("a", sleep + " 1201")) + "\n").getBytes(StandardCharsets.UTF_8));
+        StringBuilder requests = new StringBuilder();
+        for (int i = 0; i < 3000; i++) {
+            requests.append("{\"type\":\"status\",\"requestId\":\"s").append(i).append("\"}\n");
+        }
+        in.write(requests.toString().getBytes(StandardCharsets.UTF_8));
+        in.flush();
+    }
+
+    @Test
+    void sigtermEndsServeWithinTwoSecondsWithItsReportAlsoWhenItsClientDoesNotRead() throws Exception {
+        Path sleep = serves.markedSleep();
+        Process serve = serves.serve("--stdio", "--arch", "90", "--no-toolchain-check", "-j", "1");
+        floodWithoutReading(serve, dir, sleep.toString());
+        await().atMost(Duration.ofSeconds(60)).until(() -> !MarkedProcesses.alive(serves.marker()).isEmpty());
+
+        long signalled = System.nanoTime();
+        new ProcessBuilder("kill", "-TERM", Long.toString(serve.pid())).start().waitFor();
+        assertThat(serve.waitFor(10, TimeUnit.SECONDS)).as("serve ends").isTrue();
+        assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - signalled)).as(serves.stderr())
+                .isLessThan(2_000);
+        assertThat(serve.exitValue()).as(serves.stderr()).isEqualTo(130);
+        assertThat(MarkedProcesses.alive(serves.marker())).as("the job's processes").isEmpty();
+        JsonNode report = Archpool.json(dir.resolve(".archpool/serve-" + serve.pid() + "/report.json"));
+        assertThat(report.path("jobs").findValuesAsText("outcome")).containsExactly("cancelled");
+    }
+
+    @Test
+    void aClientThatStopsReadingIsDisconnectedAfterTheStallLimitAndServeEnds() throws Exception {
+        Path sleep = serves.markedSleep();
+        Process serve = serves.serve("--stdio", "--arch", "90", "--no-toolchain-check", "-j", "1",
+                "--client-stall-limit", "1s");
+        floodWithoutReading(serve, dir, sleep.toString());
+        // nothing more is sent to it after the flood's replies: the blocked write itself is watched
+        assertThat(serve.waitFor(30, TimeUnit.SECONDS)).as("serve ends").isTrue();
+        assertThat(serve.exitValue()).as(serves.stderr()).isZero();
+        assertThat(serves.stderr()).contains("stdio disconnected: it has not read its replies for");
+        assertThat(MarkedProcesses.alive(serves.marker())).as("the job's processes").isEmpty();
+        JsonNode report = Archpool.json(dir.resolve(".archpool/serve-" + serve.pid() + "/report.json"));
+        assertThat(report.path("jobs").findValuesAsText("outcome")).containsExactly("cancelled");
     }
 }

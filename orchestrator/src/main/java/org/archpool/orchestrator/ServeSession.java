@@ -62,20 +62,26 @@ public final class ServeSession {
 
     /** How long the last replies ({@code result}s, {@code bye}) get to reach the clients at the end. */
     static final Duration FAREWELL_GRACE = Duration.ofSeconds(2);
+    /**
+     * The same after SIGINT or SIGTERM, which end serve within 2 s: the cancel of the running jobs takes most of
+     * that, and a client that does not read is not waited on.
+     */
+    static final Duration INTERRUPTED_FAREWELL_GRACE = Duration.ofMillis(300);
 
     /**
      * Where clients come from.
      *
-     * @param socket the Unix socket's path, or null for stdio ({@code in} and {@code out})
+     * @param socket     the Unix socket's path, or null for stdio ({@code in} and {@code out})
+     * @param stallLimit how long a client may leave a reply unread before it is disconnected
      */
-    public record Endpoint(Path socket, InputStream in, OutputStream out) {
+    public record Endpoint(Path socket, InputStream in, OutputStream out, Duration stallLimit) {
 
-        public static Endpoint stdio(InputStream in, OutputStream out) {
-            return new Endpoint(null, in, out);
+        public static Endpoint stdio(InputStream in, OutputStream out, Duration stallLimit) {
+            return new Endpoint(null, in, out, stallLimit);
         }
 
-        public static Endpoint socket(Path path) {
-            return new Endpoint(path, null, null);
+        public static Endpoint socket(Path path, Duration stallLimit) {
+            return new Endpoint(path, null, null, stallLimit);
         }
     }
 
@@ -163,8 +169,8 @@ public final class ServeSession {
                 LOG.info(target.line());
             }
             try (Transport transport = socket == null
-                    ? new StdioTransport(endpoint.in(), endpoint.out(), clock)
-                    : new SocketTransport(socket, socket.bind(), clock, ConnectionWriter.DEFAULT_STALL_LIMIT)) {
+                    ? new StdioTransport(endpoint.in(), endpoint.out(), clock, endpoint.stallLimit())
+                    : new SocketTransport(socket, socket.bind(), clock, endpoint.stallLimit())) {
                 return serve(started, logDir, reportFile, cacheFolder, targets, pool, metrics, console, logReporter,
                         stderr, transport);
             }
@@ -216,7 +222,7 @@ public final class ServeSession {
                 OutputWriteException notWritten = SessionReport.write(outputs, report, registry, progress);
                 service.bye(notWritten == null ? reportFile.toString() : null,
                         notWritten == null ? null : notWritten.getMessage());
-                transport.finish(FAREWELL_GRACE);
+                transport.finish(interrupt.fired() ? INTERRUPTED_FAREWELL_GRACE : FAREWELL_GRACE);
                 SessionReport.nameLostNodes(report, stderr);
                 stderr.line("archpool serve: " + outcomes.size() + " job(s) ran " + counts + "; report: "
                         + (notWritten == null ? reportFile : "not written: " + notWritten.getMessage()));

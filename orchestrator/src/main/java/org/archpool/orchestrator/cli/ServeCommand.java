@@ -7,10 +7,13 @@ import java.io.FileDescriptor;
 import java.io.FileInputStream;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.concurrent.Callable;
 import org.archpool.orchestrator.BuildSession;
 import org.archpool.orchestrator.ServeSession;
 import org.archpool.orchestrator.output.FileErrors;
+import org.archpool.orchestrator.service.ConnectionWriter;
+import org.archpool.orchestrator.service.StdioTransport;
 import org.archpool.orchestrator.service.StopRequest;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -37,6 +40,15 @@ public final class ServeCommand implements Callable<Integer> {
     @Option(names = "--stop", description = "With --socket: stop the serve listening there (its running jobs are"
             + " cancelled) and wait until it has written its report.")
     boolean stop;
+
+    @Option(names = "--stop-timeout", paramLabel = "DURATION", converter = DurationConverter.class,
+            description = "With --stop: how long to wait for that serve's hello and bye (default: 60s).")
+    Duration stopTimeout = StopRequest.DEFAULT_LIMIT;
+
+    @Option(names = "--client-stall-limit", paramLabel = "DURATION", converter = DurationConverter.class,
+            description = "How long a client may leave a reply unread before it is disconnected (a client over"
+                    + " --stdio: serve then ends); default: 30s.")
+    Duration clientStallLimit = ConnectionWriter.DEFAULT_STALL_LIMIT;
 
     @Mixin
     ArchOptions archOptions = new ArchOptions();
@@ -91,8 +103,9 @@ public final class ServeCommand implements Callable<Integer> {
                 checkOptions, isolationOptions, cacheOptions);
         BuildSession.Settings settings = setup.settings(null, true, report, logDir);
         ServeSession.Endpoint endpoint = stdio
-                ? ServeSession.Endpoint.stdio(new FileInputStream(FileDescriptor.in), context.out())
-                : ServeSession.Endpoint.socket(socket);
+                ? ServeSession.Endpoint.stdio(new FileInputStream(FileDescriptor.in), StdioTransport.standardOutput(),
+                        clientStallLimit)
+                : ServeSession.Endpoint.socket(socket, clientStallLimit);
         return new ServeSession(settings, endpoint, Path.of("").toAbsolutePath(), archOptions.resolver(context),
                 setup.toolchain(), setup.launchers(settings), context.clock(),
                 new PrometheusMeterRegistry(PrometheusConfig.DEFAULT), context.err()).run();
@@ -101,7 +114,11 @@ public final class ServeCommand implements Callable<Integer> {
     private int stop(CliContext context) throws UsageException {
         JsonNode bye;
         try {
-            bye = StopRequest.stop(socket.toAbsolutePath());
+            bye = StopRequest.stop(socket.toAbsolutePath(), stopTimeout);
+        } catch (StopRequest.NoAnswerException e) {
+            throw new UsageException("--stop could not stop what listens on --socket " + socket + ": "
+                    + e.getMessage() + "; find its process (e.g. 'fuser " + socket + "' or 'ss -xp'), and continue or"
+                    + " kill it; --stop-timeout DURATION waits longer");
         } catch (IOException e) {
             throw new UsageException("no archpool serve answers on --socket " + socket + " ("
                     + FileErrors.describe(e) + "), so there is nothing to stop; check the path");

@@ -7,6 +7,8 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -16,7 +18,10 @@ import org.slf4j.LoggerFactory;
  * the connection's own, so that a client that reads slowly never stalls the scheduler, a worker or another
  * client. The queue is bounded: a client whose oldest unwritten reply has waited longer than {@code stallLimit},
  * or whose unwritten replies exceed {@code maxQueuedBytes}, does not read; it is disconnected (said in
- * {@code @archpool.log}) and {@code onGone} is told, as it is when a write fails.
+ * {@code @archpool.log}) and {@code onGone} is told, as it is when a write fails. A write that blocks is watched
+ * on its own, so that a client that stops reading is disconnected also when nothing more is sent to it. Ending the
+ * connection closes {@code connection}, which must end a write blocked on it (a channel's close does; the close
+ * of a {@code PrintStream} waits for the lock that the blocked write holds).
  */
 public final class ConnectionWriter implements Outbox {
 
@@ -45,6 +50,10 @@ public final class ConnectionWriter implements Outbox {
     private long queuedBytes;
     private boolean closing;
     private boolean ended;
+    /** When the write under way began, or -1 between writes. */
+    private long writingSinceMs = -1;
+    /** Whether a stall check is scheduled (at most one at a time). */
+    private boolean watching;
 
     /**
      * @param connection closed to end the connection (its output and input with it)
@@ -136,6 +145,7 @@ public final class ConnectionWriter implements Outbox {
                 next = queue.peekFirst();
             }
             try {
+                writing();
                 out.write(next.bytes());
                 out.flush();
             } catch (IOException e) {
@@ -143,6 +153,7 @@ public final class ConnectionWriter implements Outbox {
                 return;
             }
             synchronized (this) {
+                writingSinceMs = -1;
                 if (queue.peekFirst() == next) {
                     queue.removeFirst();
                     queuedBytes -= next.bytes().length;
@@ -150,6 +161,39 @@ public final class ConnectionWriter implements Outbox {
             }
         }
         end(null);
+    }
+
+    /** A write begins: the stall check is scheduled unless one already is. */
+    private synchronized void writing() {
+        writingSinceMs = clock.millis();
+        if (!watching) {
+            watching = true;
+            checkStallIn(stallLimit.toMillis());
+        }
+    }
+
+    private void checkStallIn(long ms) {
+        CompletableFuture.delayedExecutor(ms, TimeUnit.MILLISECONDS).execute(this::checkStall);
+    }
+
+    /** Disconnects a client that has not taken a write for {@code stallLimit}; else checks again when it could. */
+    private void checkStall() {
+        long stalledMs;
+        synchronized (this) {
+            watching = false;
+            if (ended || writingSinceMs < 0) {
+                return;
+            }
+            stalledMs = clock.millis() - writingSinceMs;
+            if (stalledMs < stallLimit.toMillis()) {
+                watching = true;
+                checkStallIn(stallLimit.toMillis() - stalledMs);
+                return;
+            }
+        }
+        String stalled = "it has not read its replies for " + stalledMs + " ms";
+        LOG.warn("{} disconnected: {}", name, stalled);
+        end("disconnected: " + stalled);
     }
 
     /** Ends the connection once; {@code why} (null after a close) goes to {@code onGone}. */

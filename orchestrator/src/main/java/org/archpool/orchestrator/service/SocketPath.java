@@ -11,6 +11,7 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Map;
 import java.util.Set;
 import org.archpool.orchestrator.output.FileErrors;
 import org.archpool.orchestrator.output.OutputPathException;
@@ -18,7 +19,8 @@ import org.archpool.orchestrator.output.PathKind;
 
 /**
  * The path of {@code serve}'s Unix socket, checked and bound as docs/service.md says: its folder is created with
- * mode 0700 when missing, and refused when another user owns it or others may enter it; {@code PATH.lock} is
+ * mode 0700 when missing, and refused when another user owns it or others may enter it; every folder above it
+ * must be this user's or root's and writable by no one else (or root's and sticky, as {@code /tmp} is); {@code PATH.lock} is
  * locked for as long as this is open ({@link SocketLock}), and a path another {@code serve} holds so is refused;
  * a path that is not a socket is refused; a socket that answers belongs to another {@code serve} (refused); one
  * that does not is stale, and replaced. The socket gets mode 0600. Closing it releases the lock.
@@ -27,6 +29,8 @@ public final class SocketPath implements AutoCloseable {
 
     /** The longest path a Unix socket address takes ({@code sun_path}, less its NUL). */
     static final int MAX_PATH_BYTES = 107;
+
+    private static final int ROOT = 0;
 
     private final Path path;
     private final SocketLock lock;
@@ -126,6 +130,8 @@ public final class SocketPath implements AutoCloseable {
     }
 
     private static void checkFolder(Path given, Path folder) throws IOException, OutputPathException {
+        int me = (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid", LinkOption.NOFOLLOW_LINKS);
+        checkAbove(given, folder.getParent(), me);
         if (PathKind.of(folder) == PathKind.MISSING) {
             Files.createDirectories(folder, PosixFilePermissions.asFileAttribute(
                     PosixFilePermissions.fromString("rwx------")));
@@ -138,7 +144,6 @@ public final class SocketPath implements AutoCloseable {
                     + " folder of your own");
         }
         int owner = (Integer) Files.getAttribute(folder, "unix:uid");
-        int me = (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid", LinkOption.NOFOLLOW_LINKS);
         if (owner != me) {
             throw new OutputPathException("--socket " + given + ": its folder " + folder + " belongs to another user"
                     + " (uid " + owner + "), who could replace the socket; give a path in a folder of your own, e.g."
@@ -153,6 +158,39 @@ public final class SocketPath implements AutoCloseable {
                     + PosixFilePermissions.toString(perms) + ", so other users may enter it and connect; make it"
                     + " private (chmod 700 " + folder + ") or give a path in a folder only you may enter (a missing"
                     + " one is created with mode 0700)");
+        }
+    }
+
+    /**
+     * Every existing folder above the socket's, up to {@code /}, as OpenSSH checks the path of
+     * {@code authorized_keys}: owned by this user or root, and writable by no one else, unless it is root's and
+     * sticky (as {@code /tmp} is: there only an entry's owner may rename it). Otherwise another user could rename
+     * the socket's folder away and put one of their own, with their own {@code serve} in it, in its place. A link
+     * is a component as any other: its own owner counts, and the walk goes on from the folder that holds it.
+     */
+    private static void checkAbove(Path given, Path start, int me) throws IOException, OutputPathException {
+        for (Path above = start; above != null; above = above.getParent()) {
+            if (PathKind.of(above) == PathKind.MISSING) {
+                continue; // created below with mode 0700, by this user
+            }
+            Map<String, Object> attributes = Files.readAttributes(above, "unix:uid,mode", LinkOption.NOFOLLOW_LINKS);
+            int owner = (Integer) attributes.get("uid");
+            int mode = (Integer) attributes.get("mode");
+            if (owner != me && owner != ROOT) {
+                throw new OutputPathException("--socket " + given + ": " + above + ", a folder above the socket's,"
+                        + " belongs to another user (uid " + owner + "), who could rename the socket's folder and put"
+                        + " one with their own serve in its place; give a path under folders only you or root own,"
+                        + " e.g. $XDG_RUNTIME_DIR/archpool/serve.sock");
+            }
+            boolean othersWrite = (mode & 0022) != 0;
+            boolean rootSticky = owner == ROOT && (mode & 01000) != 0;
+            if (othersWrite && !rootSticky) {
+                throw new OutputPathException("--socket " + given + ": " + above + ", a folder above the socket's,"
+                        + " has mode " + String.format("%04o", mode & 07777) + ": other users may write to it, rename"
+                        + " the socket's folder and put one with their own serve in its place; remove their write"
+                        + " permission (chmod go-w " + above + ") or give a path under folders only you or root may"
+                        + " change, e.g. $XDG_RUNTIME_DIR/archpool/serve.sock");
+            }
         }
     }
 

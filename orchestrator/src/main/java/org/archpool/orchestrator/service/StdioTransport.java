@@ -1,59 +1,53 @@
 package org.archpool.orchestrator.service;
 
-import java.io.FilterOutputStream;
-import java.io.IOException;
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.io.PrintStream;
+import java.nio.channels.Channels;
 import java.time.Clock;
 import java.time.Duration;
 
 /**
- * One client over {@code serve}'s stdin and stdout (the client that started it). The end of stdin, or a failed
- * write to stdout, means the client is gone: every job is cancelled and {@code serve} shuts down.
+ * One client over {@code serve}'s stdin and stdout (the client that started it). The end of stdin, a failed write
+ * to stdout, or a client that stops reading ({@link ConnectionWriter}'s limits) means the client is gone: every job
+ * is cancelled and {@code serve} shuts down.
  */
 public final class StdioTransport implements Transport {
 
     private final InputStream in;
     private final OutputStream out;
     private final Clock clock;
+    private final Duration stallLimit;
     private volatile ConnectionWriter writer;
 
-    /** @param out the process's stdout, which nothing else may write to */
-    public StdioTransport(InputStream in, OutputStream out, Clock clock) {
+    /**
+     * @param out        {@code serve}'s stdout ({@link #standardOutput()}), which nothing else may write to; closing it
+     *                   must end a write that blocks on it
+     * @param stallLimit how long the client may leave a reply unread before it is disconnected
+     */
+    public StdioTransport(InputStream in, OutputStream out, Clock clock, Duration stallLimit) {
         this.in = in;
-        this.out = out instanceof PrintStream print ? new Checked(print) : out;
+        this.out = out;
         this.clock = clock;
+        this.stallLimit = stallLimit;
     }
 
-    /** A {@link PrintStream}, whose errors would otherwise go unseen (a client that is gone), made to throw them. */
-    private static final class Checked extends FilterOutputStream {
-        private final PrintStream print;
-
-        Checked(PrintStream print) {
-            super(print);
-            this.print = print;
-        }
-
-        @Override
-        public void write(byte[] b, int off, int len) {
-            print.write(b, off, len);
-        }
-
-        @Override
-        public void flush() throws IOException {
-            print.flush();
-            if (print.checkError()) {
-                throw new IOException("stdout is closed (the client is gone)");
-            }
-        }
+    /**
+     * The process's stdout as a stream that a close ends at once, also while a write blocks on a client that does
+     * not read: a {@code FileChannel}'s close wakes a thread blocked in it. {@code System.out} would not do: its
+     * close waits for the {@code PrintStream}'s lock, which a blocked write holds, and so would every thread that
+     * ends the connection (a shutdown, a signal).
+     */
+    public static OutputStream standardOutput() {
+        return Channels.newOutputStream(new FileOutputStream(FileDescriptor.out).getChannel());
     }
 
     @Override
     public void start(JobService service) {
         JobService.Connection[] connection = new JobService.Connection[1];
         Runnable ended = () -> service.shutdown(true, "the client closed serve's stdin or stopped reading its stdout");
-        writer = new ConnectionWriter(out, out, "stdio", clock, ConnectionWriter.DEFAULT_STALL_LIMIT,
+        writer = new ConnectionWriter(out, out, "stdio", clock, stallLimit,
                 ConnectionWriter.DEFAULT_MAX_QUEUED_BYTES, why -> {
                     JobService.Connection c = connection[0];
                     if (c != null) {

@@ -54,6 +54,19 @@ class ConnectionWriterTest {
     }
 
     @Test
+    void aClientThatStopsReadingIsDisconnectedAlsoWhenNothingMoreIsSent() throws Exception {
+        PipedInputStream unread = new PipedInputStream(1024);
+        CompletableFuture<String> gone = new CompletableFuture<>();
+        ConnectionWriter w = new ConnectionWriter(new PipedOutputStream(unread), unread::close, "quiet",
+                Clock.systemUTC(), Duration.ofMillis(300), 1 << 20, gone::complete);
+        for (int i = 0; i < 20; i++) {
+            w.send(STATUS); // more than the pipe holds, all at once: the writer blocks, and nothing follows
+        }
+        assertThat(gone.get(10, TimeUnit.SECONDS)).contains("has not read its replies for");
+        assertThat(w.isOpen()).isFalse();
+    }
+
+    @Test
     void repliesOverTheByteLimitDisconnect() throws Exception {
         PipedInputStream unread = new PipedInputStream(1024);
         CompletableFuture<String> gone = new CompletableFuture<>();

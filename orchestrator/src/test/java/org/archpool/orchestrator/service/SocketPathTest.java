@@ -112,4 +112,32 @@ class SocketPathTest {
             }
         }
     }
+
+    @Test
+    void aFolderAboveTheSocketsThatAnotherUserOwnsIsRefused() throws Exception {
+        Path shared = Files.createDirectories(dir.resolve("shared"));
+        // only root may give a folder away: this is /tmp/shared of another user, with the socket's folder in it
+        Files.setOwner(shared, dir.getFileSystem().getUserPrincipalLookupService().lookupPrincipalByName("nobody"));
+        assertThatThrownBy(() -> SocketPath.prepare(shared.resolve("me/a.sock")))
+                .isInstanceOf(OutputPathException.class)
+                .hasMessageContaining(shared + ", a folder above the socket's, belongs to another user (uid 65534)")
+                .hasMessageContaining("$XDG_RUNTIME_DIR");
+        assertThat(shared.resolve("me")).as("nothing created under it").doesNotExist();
+    }
+
+    @Test
+    void aFolderAboveTheSocketsThatOthersMayWriteIsRefusedUnlessItIsRootsAndSticky() throws Exception {
+        Path open = Files.createDirectories(dir.resolve("open"));
+        Files.setPosixFilePermissions(open, PosixFilePermissions.fromString("rwxrwxrwx"));
+        assertThatThrownBy(() -> SocketPath.prepare(open.resolve("me/a.sock")))
+                .isInstanceOf(OutputPathException.class)
+                .hasMessageContaining(open + ", a folder above the socket's, has mode 0777")
+                .hasMessageContaining("chmod go-w " + open);
+
+        Files.setAttribute(open, "unix:mode", 01777); // as /tmp is: only an entry's owner may rename it
+        try (SocketPath socket = SocketPath.prepare(open.resolve("me/a.sock"))) {
+            assertThat(Files.getPosixFilePermissions(open.resolve("me"))).isEqualTo(
+                    PosixFilePermissions.fromString("rwx------"));
+        }
+    }
 }
