@@ -4,19 +4,27 @@ thread that resolves every future (docs/service.md, "Messages")."""
 import atexit
 import itertools
 import logging
+import os
 import threading
+import weakref
 from concurrent.futures import Future
 from typing import Any, Dict, List, Mapping, Optional
 
 from . import _protocol as protocol
 from ._errors import BuildError, JobRejectedError, PoolClosedError, ProtocolError, ServeError
-from ._future import JobFuture
+from ._future import JobFuture, ReaderThread
 from ._results import Bye, JobResult, ServeInfo, Status
 from ._transport import Transport
 
 __all__ = ["Connection"]
 
 _log = logging.getLogger("archpool")
+
+#: Every connection of this process that has not ended, for :func:`_after_fork_in_child`, the one place that must
+#: find them all: a forked child has to drop its copies of their file descriptors before any of its own code runs
+#: (else, the parent killed, the child still holds ``serve``'s stdin open and ``serve`` never ends), and nothing
+#: else in the child knows them. Weak: it keeps no connection (and so no pool) alive.
+_LIVE: "weakref.WeakSet[Connection]" = weakref.WeakSet()
 
 
 class Connection:
@@ -29,6 +37,7 @@ class Connection:
         :raises ProtocolError: its first line is not a ``hello`` of service version 1.
         """
         self._transport = transport
+        self._pid = os.getpid()  # the process this connection belongs to: a forked child may not use it
         self._lock = threading.Lock()  # the tables and the state below
         self._write_lock = threading.Lock()  # one whole line at a time
         self._jobs: Dict[str, JobFuture] = {}
@@ -39,16 +48,23 @@ class Connection:
         self._ended: Optional[BaseException] = None  # why no more answers come, once the reader stopped
         self.bye: Optional[Bye] = None
         self.exit_code: Optional[int] = None
-        self.info = self._hello()
+        self._reader = ReaderThread(target=self._read, name="archpool-reader", daemon=True)
+        _LIVE.add(self)  # from here on a fork drops the child's copies of the transport's descriptors
+        try:
+            self.info = self._hello()
+        except BaseException:
+            _LIVE.discard(self)
+            raise
         transport.release_stderr()
         if transport.owns_serve:
             atexit.register(self._abandon)
-        self._reader = threading.Thread(target=self._read, name=f"archpool-reader-{self.info.pid}", daemon=True)
+        self._reader.name = f"archpool-reader-{self.info.pid}"
         self._reader.start()
 
     # --- what clients call, from any thread
 
     def submit(self, job: Mapping[str, Any], cwd: str) -> JobFuture:
+        self._check_process("submit a job")
         with self._lock:
             self._check_open("submit a job")
             client_job_id = f"c{next(self._ids)}"
@@ -61,6 +77,7 @@ class Connection:
         return future
 
     def status(self, timeout: Optional[float]) -> Status:
+        self._check_process("ask for the status")
         with self._lock:
             if self._ended is not None:
                 raise PoolClosedError(f"cannot ask {self._transport.describe()} for its status: {self._ended}")
@@ -72,7 +89,10 @@ class Connection:
 
     def shutdown(self, cancel_futures: bool) -> None:
         """Stdio: ``shutdown`` (``serve`` ends every job, says ``bye`` and exits). Socket: this client leaves once
-        its jobs have their results (at once with ``cancel_futures``, which cancels them)."""
+        its jobs have their results (at once with ``cancel_futures``, which cancels them). In a forked child:
+        nothing (the connection is the parent's)."""
+        if self._forked():
+            return
         with self._lock:
             first = not self._closing
             self._closing = True
@@ -90,18 +110,59 @@ class Connection:
                 self._disconnect_when_idle = True
             self._disconnect_if_idle()
 
+    def release(self) -> None:
+        """The pool was garbage-collected without a shutdown: ``shutdown(cancel_futures=False)``, not waited for
+        (its jobs finish, futures that were kept get their results, then ``serve`` exits, or this client leaves).
+
+        It runs on a thread of its own: a finalizer runs on whatever thread the collector interrupts, at any
+        allocation, possibly one that holds this connection's locks, where calling :meth:`shutdown` would
+        deadlock."""
+        if self._forked() or self._closing or self._ended is not None:
+            return
+        threading.Thread(target=self.shutdown, args=(False,), name=f"archpool-release-{self.info.pid}",
+                         daemon=True).start()
+
     def wait_closed(self) -> None:
-        """Until the reader saw the end (``bye`` and ``serve``'s exit, or the disconnect)."""
+        """Until the reader saw the end (``bye`` and ``serve``'s exit, or the disconnect); in a forked child, at
+        once."""
+        if self._forked():
+            return
         if threading.current_thread() is self._reader:
             raise RuntimeError("shutdown(wait=True) cannot wait from a done-callback (it runs on the thread that"
                                " reads archpool serve's answers); use shutdown(wait=False) there")
         self._reader.join()
 
     def pending(self) -> int:
+        if self._forked():
+            return 0  # the parent's jobs; and a lock another thread held at the fork stays held in the child
         with self._lock:
             return sum(1 for f in self._jobs.values() if not f.done())
 
     # --- internals
+
+    def _forked(self) -> bool:
+        """Whether this process is a fork of the one the connection belongs to."""
+        return os.getpid() != self._pid
+
+    def _check_process(self, what: str) -> None:
+        """Refuses every use in a forked child, before any lock is taken (one that another thread of the parent held
+        at the fork stays held in the child)."""
+        if self._forked():
+            if self._transport.owns_serve:
+                fix = "create a new archpool.Pool in the child (or fork before creating the pool)"
+            else:
+                fix = f"call archpool.connect({getattr(self._transport, 'path', 'PATH')!r}) again in the child"
+            raise PoolClosedError(f"cannot {what}: this Pool belongs to process {self._pid}; a forked child"
+                                  f" (pid {os.getpid()}) cannot use it, since {self._transport.describe()} answers"
+                                  f" the parent only: {fix}")
+
+    def _after_fork(self) -> None:
+        """In a forked child (before its own code runs): closes the child's copies of the descriptors to ``serve``
+        without sending anything, and takes back the exit hook, so that nothing the child does or leaves open
+        touches the parent's ``serve``."""
+        if self._transport.owns_serve:
+            atexit.unregister(self._abandon)
+        self._transport.drop_after_fork()
 
     def _check_open(self, what: str) -> None:
         if self._ended is not None:
@@ -120,6 +181,8 @@ class Connection:
                            e)
 
     def _cancel(self, client_job_id: str) -> None:
+        if self._forked():
+            return  # a copy of a parent's future, cancelled in the child: nothing goes to the parent's serve
         with self._lock:
             if self._ended is not None:
                 return
@@ -128,7 +191,7 @@ class Connection:
 
     def _hello(self) -> ServeInfo:
         try:
-            line = self._transport.read_line()
+            line = self._transport.read_hello()
             if not line:
                 raise self._transport.start_failure()
             message = protocol.decode(line)
@@ -249,6 +312,7 @@ class Connection:
         else:
             failure = PoolClosedError(f"{self._transport.describe()} was shut down")
         self.exit_code = self._transport.finish()
+        _LIVE.discard(self)
         if self._transport.owns_serve:
             atexit.unregister(self._abandon)
         with self._lock:
@@ -264,6 +328,21 @@ class Connection:
 
     def _abandon(self) -> None:
         """At interpreter exit without shutdown: close ``serve``'s stdin, so that it cancels every job and exits,
-        and wait for that (killing it if it does not)."""
+        and wait for that (killing it if it does not). Not in a forked child: that ``serve`` is the parent's."""
+        if self._forked():
+            return
         self._transport.close()
         self._reader.join(15.0)
+
+
+def _after_fork_in_child() -> None:
+    """``os.fork()`` hook, in the child: every connection of the parent drops its descriptors there."""
+    for connection in list(_LIVE):
+        try:
+            connection._after_fork()
+        except Exception:  # noqa: BLE001 - the child's own code must run; the failure is logged
+            _log.exception("dropping a forked child's copy of a connection to archpool serve failed")
+    _LIVE.clear()
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)

@@ -1,10 +1,18 @@
 """The future of one submitted job: a real :class:`concurrent.futures.Future` that knows its job."""
 
+import logging
 import threading
 from concurrent.futures import Future, InvalidStateError
-from typing import Callable, Optional
+from typing import Any, Callable, Optional
 
-__all__ = ["JobFuture"]
+__all__ = ["JobFuture", "ReaderThread"]
+
+_log = logging.getLogger("archpool")
+
+
+class ReaderThread(threading.Thread):
+    """The thread of a connection that reads ``serve``'s answers and resolves every future: done-callbacks that
+    run on it must never end it (:meth:`JobFuture.add_done_callback`)."""
 
 
 class JobFuture(Future):
@@ -22,7 +30,9 @@ class JobFuture(Future):
     ends at once; ``serve``'s late answer about it is dropped), the future is cancelled and ``cancel()`` returns
     True; once the job runs, or has its result, it does nothing and returns False. :meth:`kill` also ends a job
     that runs.
-    Done-callbacks run on the pool's reader thread: keep them short, and never wait there for another job.
+    Done-callbacks run on the pool's reader thread: keep them short, and never wait there for another job. What
+    a callback raises there, even a ``BaseException`` (``SystemExit``, ``KeyboardInterrupt``), is logged on the
+    ``archpool`` logger and ignored, so that the other futures still get their results.
     """
 
     def __init__(self, client_job_id: str, on_cancel: Callable[[str], None]) -> None:
@@ -93,6 +103,30 @@ class JobFuture(Future):
             assert failure is not None
             raise failure
         return self._job_id
+
+    def add_done_callback(self, fn: Callable[["Future[Any]"], object]) -> None:
+        """As :meth:`concurrent.futures.Future.add_done_callback`: ``fn(future)`` runs once the future is done —
+        at once on this thread if it is done already, else on the thread that makes it done: the pool's reader
+        thread (or the thread that cancels it).
+
+        On the reader thread, whatever ``fn`` raises, ``BaseException`` included (a ``SystemExit`` or
+        ``KeyboardInterrupt`` raised inside it), is logged on the ``archpool`` logger with its traceback and
+        ignored: that thread resolves every other future of the pool, and ``concurrent.futures`` would let a
+        ``BaseException`` end it. On any other thread the standard library's rule holds: an ``Exception`` is logged
+        (logger ``concurrent.futures``), a ``BaseException`` propagates to the caller.
+        """
+        def guarded(future: "Future[Any]") -> None:
+            if not isinstance(threading.current_thread(), ReaderThread):
+                fn(future)  # concurrent.futures handles what it raises, as for any future
+                return
+            try:
+                fn(future)
+            except BaseException as e:  # noqa: BLE001 - the reader must outlive any callback; logged with traceback
+                _log.error("a done-callback (%r) of job %s raised %s; ignored: it ran on the thread that reads"
+                           " archpool serve's answers, which goes on resolving the other jobs' futures", fn,
+                           self.client_job_id, type(e).__name__, exc_info=True)
+
+        super().add_done_callback(guarded)
 
     def cancel(self) -> bool:
         """While the job is queued: asks ``serve`` to cancel it and cancels the future (True). Once it runs or has

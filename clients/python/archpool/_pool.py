@@ -2,6 +2,7 @@
 ``serve --socket`` that others share)."""
 
 import os
+import weakref
 from types import TracebackType
 from typing import Any, Mapping, Optional, Sequence, Tuple, Type, Union
 
@@ -37,6 +38,11 @@ class Pool:
     :raises UsageError: archpool refused a flag's value or an output path (its exit status 2).
     :raises ArchResolutionError: no architecture could be resolved, or the compiler refused it (exit status 3).
     :raises ArchpoolNotFoundError: no archpool launcher was found.
+
+    A pool that is garbage-collected without :meth:`shutdown` shuts down as ``shutdown(wait=False)`` does (as a
+    ``ProcessPoolExecutor`` does): its jobs finish, futures that were kept get their results, then ``serve``
+    exits. After ``os.fork()`` the pool is the parent's: in the child, every use raises :class:`PoolClosedError`
+    and :meth:`shutdown` does nothing.
     """
 
     def __init__(self, jobs: Optional[int] = None, platform: Optional[str] = "auto",
@@ -45,12 +51,22 @@ class Pool:
         flags = serve_flags(jobs, platform, arch, options)
         command = [find_archpool(archpool), "serve", "--stdio", *flags]
         self._connection = Connection(StdioTransport(command, stderr))
+        self._release_when_dropped()
 
     @classmethod
     def _joined(cls, connection: Connection) -> "Pool":
         pool = cls.__new__(cls)
         pool._connection = connection
+        pool._release_when_dropped()
         return pool
+
+    def _release_when_dropped(self) -> None:
+        """Once nothing refers to this pool, :meth:`Connection.release` (a shutdown without waiting). Nothing but
+        this pool refers to it: the reader thread, the futures and the exit hook hold the connection, never the
+        pool. Not at interpreter exit (``atexit`` off): there the connection's own hook ends ``serve``, cancelling
+        its jobs, as documented."""
+        self._finalizer = weakref.finalize(self, Connection.release, self._connection)
+        self._finalizer.atexit = False
 
     # --- what serve said
 
@@ -141,7 +157,8 @@ class Pool:
         from :func:`connect`: only this client leaves, once its own jobs have their results (at once with
         ``cancel_futures``: each pending future is killed, :meth:`JobFuture.kill`, so queued jobs are cancelled and
         running ones killed); the ``serve`` goes on for the others.
-        With ``wait``, returns when that is done. Calling it again is harmless."""
+        With ``wait``, returns when that is done. Calling it again is harmless; so is calling it in a child forked
+        from the process that made the pool (it does nothing there: the pool is the parent's)."""
         self._connection.shutdown(cancel_futures)
         if wait:
             self._connection.wait_closed()
@@ -166,8 +183,16 @@ def connect(socket_path: PathArg, timeout: Optional[float] = None) -> Pool:
     :class:`Pool`, whose target is the one that ``serve`` resolved; its ``shutdown()`` only disconnects.
 
     ``timeout``: how many seconds to wait for a ``serve`` that is still starting (no socket yet, or one that does
-    not answer yet), e.g. ranks that connect while another starts it; None or 0 tries once.
+    not answer yet), e.g. ranks that connect while another starts it: the whole connect, retries and ``hello``,
+    ends within about that time. None or 0 tries once, and waits at most ``HELLO_TIMEOUT_S`` (30 s) for the
+    ``hello`` of what accepted the connection.
 
-    :raises ServeError: nothing answers at ``socket_path`` (within ``timeout``).
+    Before each try the path is checked as ``serve`` checks it (OpenSSH's ``StrictModes`` rule): the socket, if
+    there, is a socket of this user's; its folder is this user's with mode 0700 or narrower; every folder above
+    is this user's or root's and writable by no one else, unless root's with the sticky bit (``/tmp``). A path
+    another user could change is refused at once, since that user could listen in ``serve``'s place.
+
+    :raises ServeError: nothing answers at ``socket_path`` (within ``timeout``); what accepted the connection
+        sent no ``hello`` in time; the path fails the check above.
     """
     return Pool._joined(Connection(SocketTransport.connect(os.fspath(socket_path), timeout or 0.0)))

@@ -4,16 +4,24 @@ Unix domain socket (``--socket PATH``). Each moves whole lines and says, when th
 import os
 import signal
 import socket
+import stat
 import subprocess
 import threading
 import time
-from typing import IO, List, Optional
+from typing import IO, Iterable, List, Optional
 
 from ._errors import ArchResolutionError, ProtocolError, ServeDiedError, ServeError, UsageError
 from ._protocol import MAX_LINE_BYTES
 from ._stderr import Sink, StderrDrain, StderrSink
 
-__all__ = ["Transport", "StdioTransport", "SocketTransport"]
+__all__ = ["Transport", "StdioTransport", "SocketTransport", "HELLO_TIMEOUT_S", "check_socket_path"]
+
+#: How long :func:`archpool.connect` without a ``timeout`` waits for the ``hello`` of whatever accepted its
+#: connection (``serve`` sends it at once; one that is stopped or hung never does).
+HELLO_TIMEOUT_S = 30.0
+
+#: The least time a ``hello`` gets when a ``connect(..., timeout=T)`` found its socket late in those T seconds.
+_MIN_HELLO_S = 0.5
 
 #: How long ``serve`` may take to exit after its stdin closed (it promises 2 s) before it is killed.
 _EXIT_GRACE_S = 10.0
@@ -31,6 +39,13 @@ class Transport:
     def read_line(self) -> bytes:
         """The next line, ``\\n`` included; ``b""`` at EOF."""
         raise NotImplementedError
+
+    def read_hello(self) -> bytes:
+        """The first line (``serve``'s ``hello``), as :meth:`read_line`, within this transport's time limit.
+
+        :raises ServeError: no line came in time.
+        """
+        return self.read_line()
 
     def write(self, line: bytes) -> None:
         raise NotImplementedError
@@ -53,6 +68,11 @@ class Transport:
 
     def release_stderr(self) -> None:
         """``hello`` came: ``serve``'s held-back stderr may go to its sink."""
+
+    def drop_after_fork(self) -> None:
+        """In a forked child: closes the child's copies of the descriptors to ``serve``, sending nothing (no flush,
+        no ``shutdown``: the parent's connection goes on as if there were no child)."""
+        raise NotImplementedError
 
     def describe(self) -> str:
         raise NotImplementedError
@@ -103,6 +123,9 @@ class StdioTransport(Transport):
 
     def release_stderr(self) -> None:
         self._stderr.release()
+
+    def drop_after_fork(self) -> None:
+        _drop_descriptors((self._stdin, self._stdout, self._process.stderr))
 
     def wait(self, timeout: Optional[float] = None) -> int:
         """Waits for ``serve`` to exit; after ``timeout`` seconds it is killed (SIGKILL, its process group)."""
@@ -156,26 +179,36 @@ class StdioTransport(Transport):
 class SocketTransport(Transport):
     """A connection to ``archpool serve --socket PATH`` started by someone else."""
 
-    def __init__(self, path: str, sock: socket.socket) -> None:
+    def __init__(self, path: str, sock: socket.socket, hello_s: float = HELLO_TIMEOUT_S) -> None:
         self.path = path
         self._socket = sock
+        self._hello_s = hello_s
         self._reader = sock.makefile("rb")
         self._closed = threading.Event()
 
     @classmethod
     def connect(cls, path: str, patience_s: float) -> "SocketTransport":
-        """Connects, retrying for ``patience_s`` seconds while there is no socket or nobody answers on it yet.
+        """Connects, retrying for ``patience_s`` seconds while there is no socket or nobody answers on it yet; the
+        ``hello`` then gets what is left of them (at least half a second), or :data:`HELLO_TIMEOUT_S` when
+        ``patience_s`` is 0 (one try).
 
-        Nothing tells a process that a socket started to listen: the retries back off from 10 ms to 250 ms.
+        Nothing tells a process that a socket started to listen: the retries back off from 10 ms to 250 ms. Every
+        try first checks the path (:func:`check_socket_path`): a socket still missing is waited for, a folder
+        that another user may change fails at once.
         """
         deadline = time.monotonic() + patience_s
         pause = 0.01
         while True:
+            check_socket_path(path)
             sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
             try:
+                # a Unix socket's connect blocks only while the listener's backlog is full (stopped, hung)
+                sock.settimeout(max(deadline - time.monotonic(), _MIN_HELLO_S) if patience_s > 0 else HELLO_TIMEOUT_S)
                 sock.connect(path)
-                return cls(path, sock)
-            except (FileNotFoundError, ConnectionRefusedError) as e:
+                sock.settimeout(None)
+                hello_s = max(deadline - time.monotonic(), _MIN_HELLO_S) if patience_s > 0 else HELLO_TIMEOUT_S
+                return cls(path, sock, hello_s)
+            except (FileNotFoundError, ConnectionRefusedError, BlockingIOError, socket.timeout) as e:
                 sock.close()
                 left = deadline - time.monotonic()
                 if left <= 0:
@@ -193,6 +226,24 @@ class SocketTransport(Transport):
             if self._closed.is_set():
                 return b""  # this side disconnected while the reader waited
             raise
+
+    def read_hello(self) -> bytes:
+        """The first line within the time :meth:`connect` left it; the socket then blocks again (later answers may
+        take as long as jobs do)."""
+        self._socket.settimeout(self._hello_s)
+        try:
+            line = self.read_line()
+        except socket.timeout as e:
+            raise ServeError(f"archpool serve at {self.path} accepted the connection but sent no hello within"
+                             f" {self._hello_s:.3g} s: it is stopped (Ctrl-Z?), hung, or not an archpool serve;"
+                             f" find what listens there ('ss -xlp | grep {self.path}'), resume it ('kill -CONT PID')"
+                             f" or end it and start a new one ('archpool serve --socket {self.path}'), or pass"
+                             " connect(..., timeout=SECONDS) to wait longer for one that is busy starting") from e
+        self._socket.settimeout(None)
+        return line
+
+    def drop_after_fork(self) -> None:
+        _drop_descriptors((self._socket,))
 
     def write(self, line: bytes) -> None:
         self._socket.sendall(line)
@@ -227,6 +278,9 @@ def _not_there(path: str, error: OSError, patience_s: float) -> ServeError:
     waited = f" within {patience_s:g} s" if patience_s > 0 else ""
     if isinstance(error, FileNotFoundError):
         why = f"no archpool serve at {path}: the socket does not exist{waited}"
+    elif isinstance(error, (BlockingIOError, socket.timeout)):
+        why = (f"the archpool serve at {path} accepts no connection{waited}: the queue of connections it has not"
+               " taken yet is full (it is stopped, Ctrl-Z?, or hung); resume it ('kill -CONT PID') or end it")
     else:
         why = f"no archpool serve answers at {path}{waited} (a socket left by one that died?)"
     return ServeError(f"{why}; start one with 'archpool serve --socket {path}' (it replaces a stale socket), or"
@@ -247,3 +301,136 @@ def _status_text(status: int) -> str:
             name = f"signal {-status}"
         return f"{name} (killed)"
     return f"status {status}"
+
+
+def _drop_descriptors(files: Iterable[object]) -> None:
+    """Closes this process's copy of each file's descriptor by putting ``/dev/null`` in its place (``dup2``): the
+    pipe or socket loses this process's reference at once, sending nothing, while the number stays valid for the
+    file object that still holds it, so that a later ``close()`` of that object can never close an unrelated file
+    that reused the number. A file already closed is left as it is."""
+    null = os.open(os.devnull, os.O_RDWR)
+    try:
+        for file in files:
+            try:
+                fd = file.fileno()  # type: ignore[attr-defined]
+            except (ValueError, OSError):
+                continue  # closed
+            if fd >= 0:
+                os.dup2(null, fd, inheritable=False)
+    finally:
+        os.close(null)
+
+
+def check_socket_path(path: str) -> None:
+    """Refuses a socket path that another user could have put a socket at, OpenSSH's ``StrictModes`` rule (and
+    ``serve``'s own, docs/service.md): with ``uid`` this process's effective uid,
+
+    - the socket, if it exists, is a socket owned by ``uid`` (``serve`` makes it with mode 0600);
+    - its folder is owned by ``uid`` with no permission for group or others (``mode & 0o077 == 0``);
+    - every folder above it, up to ``/``, is owned by ``uid`` or root and writable by neither group nor others
+      (``mode & 0o022 == 0``), unless root owns it and it has the sticky bit (``/tmp``, mode 1777).
+
+    Each component of the absolute, normalised path is taken as it is, symbolic links unresolved
+    (``os.stat(follow_symlinks=False)``): a link must be owned by ``uid`` or root (its own mode means nothing),
+    and the walk goes on up from the folder that holds it. Where the link is the socket's folder, the folder it
+    leads to must also be owned by ``uid`` with mode 0700 or narrower (the folders above that one are not walked).
+    A missing component is skipped: the socket, or a folder ``serve`` will create, may appear later.
+
+    :raises ServeError: naming the path, its owner and mode, what that lets another user do, and the fix.
+    """
+    uid = os.geteuid()
+    full = os.path.abspath(path)
+    st = _lstat(full, path)
+    if st is not None:
+        if not stat.S_ISSOCK(st.st_mode):
+            raise ServeError(f"cannot connect to archpool serve at {path}: {full} is {_kind(st)} (owner uid"
+                             f" {st.st_uid}, mode {_mode(st)}), not a socket; give the path of the socket that"
+                             f" 'archpool serve --socket PATH' listens on")
+        if st.st_uid != uid:
+            raise _unsafe(path, full, st, uid, f"the socket belongs to another user, whose process listens there"
+                          " in archpool serve's place: it would receive every job this process sends (commands,"
+                          " environments, paths) and could answer with results of its own")
+    folder = os.path.dirname(full)
+    st = _lstat(folder, path)
+    if st is not None:
+        if stat.S_ISLNK(st.st_mode):
+            _check_link(path, folder, st, uid)
+            st = _stat_followed(folder, path)
+        if st is not None:
+            if st.st_uid != uid:
+                raise _unsafe(path, folder, st, uid, "the socket's folder belongs to another user, who can remove"
+                              " the socket and listen in archpool serve's place")
+            if st.st_mode & 0o077:
+                open_to = "enter it and connect to serve, whose jobs run as you"
+                if st.st_mode & 0o022:
+                    open_to = "replace the socket and listen in archpool serve's place"
+                raise _unsafe(path, folder, st, uid, f"the socket's folder gives permissions to group or others, so"
+                              f" other users may {open_to}")
+    above = folder
+    while above != "/":
+        above = os.path.dirname(above)
+        st = _lstat(above, path)
+        if st is None:
+            continue
+        if st.st_uid not in (uid, 0):
+            what = "a symbolic link" if stat.S_ISLNK(st.st_mode) else "a folder"
+            raise _unsafe(path, above, st, uid, f"{what} above the socket belongs to another user, who can rename"
+                          " what it holds and put a folder with a socket of their own in its place, listening"
+                          " in archpool serve's place")
+        if stat.S_ISLNK(st.st_mode):
+            continue
+        if st.st_mode & 0o022 and not (st.st_uid == 0 and st.st_mode & stat.S_ISVTX):
+            raise _unsafe(path, above, st, uid, "a folder above the socket is writable by group or others (and"
+                          " not root's with the sticky bit, as /tmp is), so other users can rename what it holds"
+                          " and put a folder with a socket of their own in its place, listening in archpool"
+                          " serve's place")
+
+
+def _check_link(path: str, link: str, st: os.stat_result, uid: int) -> None:
+    if st.st_uid not in (uid, 0):
+        raise _unsafe(path, link, st, uid, "a symbolic link in the path belongs to another user, who can point it"
+                      " at a folder with a socket of their own, listening in archpool serve's place")
+
+
+def _lstat(component: str, path: str) -> Optional[os.stat_result]:
+    try:
+        return os.stat(component, follow_symlinks=False)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError as e:
+        raise ServeError(f"cannot connect to archpool serve at {path}: cannot check {component}:"
+                         f" {e.strerror or e}; use a folder of your own with mode 0700, e.g."
+                         " $XDG_RUNTIME_DIR/archpool/serve.sock") from e
+
+
+def _stat_followed(component: str, path: str) -> Optional[os.stat_result]:
+    try:
+        return os.stat(component)
+    except (FileNotFoundError, NotADirectoryError):
+        return None  # a link to nothing yet
+    except OSError as e:
+        raise ServeError(f"cannot connect to archpool serve at {path}: cannot check {component}:"
+                         f" {e.strerror or e}; use a folder of your own with mode 0700, e.g."
+                         " $XDG_RUNTIME_DIR/archpool/serve.sock") from e
+
+
+def _unsafe(path: str, component: str, st: os.stat_result, uid: int, why: str) -> ServeError:
+    return ServeError(f"refusing to connect to archpool serve at {path}: {component} has owner uid {st.st_uid} and"
+                      f" mode {_mode(st)} (this process runs as uid {uid}): {why}. Use a folder of your own with"
+                      " mode 0700, in folders only you or root may write, e.g."
+                      " $XDG_RUNTIME_DIR/archpool/serve.sock (archpool serve creates a missing folder with mode"
+                      " 0700)")
+
+
+def _mode(st: os.stat_result) -> str:
+    return f"{stat.S_IMODE(st.st_mode):04o}"
+
+
+def _kind(st: os.stat_result) -> str:
+    if stat.S_ISDIR(st.st_mode):
+        return "a folder"
+    if stat.S_ISLNK(st.st_mode):
+        return "a symbolic link"
+    if stat.S_ISREG(st.st_mode):
+        return "a regular file"
+    return "a special file"

@@ -1,11 +1,14 @@
 """Processes seen through /proc, for the tests that check what is left running."""
 
+import json
 import os
 import select
+import signal
 import time
 import uuid
+import warnings
 from pathlib import Path
-from typing import Dict, Iterable, List, Set
+from typing import Callable, Dict, Iterable, List, Set
 
 
 def _ppids() -> Dict[int, int]:
@@ -142,3 +145,48 @@ def kill_all(pids: Iterable[int]) -> None:
             os.kill(pid, 9)
         except ProcessLookupError:
             pass
+
+
+def run_in_fork(uses: Dict[str, Callable[[], object]], timeout: float = 30) -> Dict[str, str]:
+    """Forks; the child runs each of ``uses`` and reports, through a pipe, what each raised ("returned" if nothing);
+    the parent returns that report once the child exited."""
+    read, write = os.pipe()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # 3.12+: fork() of a process with threads
+        child = os.fork()
+    if child == 0:  # the child: never back into pytest
+        code = 1
+        try:
+            os.close(read)
+            report: Dict[str, str] = {}
+            for name, use in uses.items():
+                try:
+                    use()
+                    report[name] = "returned"
+                except BaseException as e:  # noqa: BLE001 - reported to the parent
+                    report[name] = f"{type(e).__name__}: {e}"
+            os.write(write, json.dumps(report).encode())
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(write)
+    try:
+        chunks = []
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            readable, _, _ = select.select([read], [], [], max(left, 0))
+            if not readable:
+                raise AssertionError(f"the forked child did not report within {timeout} s")
+            chunk = os.read(read, 65536)
+            if not chunk:
+                break
+            chunks.append(chunk)
+        assert os.waitpid(child, 0)[1] == 0
+        child = 0
+        return json.loads(b"".join(chunks))
+    finally:
+        os.close(read)
+        if child:
+            os.kill(child, signal.SIGKILL)
+            os.waitpid(child, 0)

@@ -1,16 +1,19 @@
 """connect(): clients of an ``archpool serve --socket`` that the test starts, sharing its pool and its target."""
 
 import concurrent.futures as cf
+import gc
+import os
 import shutil
 import subprocess
 import tempfile
+import time
 from pathlib import Path
 from typing import Iterator
 
 import pytest
 
 import archpool
-from procs import Sleeper, alive, wait_gone
+from procs import Sleeper, alive, run_in_fork, wait_gone
 
 
 @pytest.fixture
@@ -95,3 +98,42 @@ def test_cancel_futures_on_a_connected_pool_cancels_only_its_own_jobs(socket_ser
 def test_connect_to_nothing_says_how_to_start_a_serve(tmp_path: Path) -> None:
     with pytest.raises(archpool.ServeError, match=r"no archpool serve at .*nothere\.sock.*archpool serve --socket"):
         archpool.connect(tmp_path / "nothere.sock")
+
+
+def test_a_forked_child_cannot_use_its_parents_connection_and_leaves_it_open(socket_serve: Path,
+                                                                            tmp_path: Path) -> None:
+    pool = archpool.connect(socket_serve, timeout=120)
+    before = pool.submit_command(["sleep", "0.3"], cwd=str(tmp_path), id="before")
+    parent = os.getpid()
+
+    report = run_in_fork({
+        "submit_command": lambda: pool.submit_command(["true"], cwd=str(tmp_path)),
+        "status": lambda: pool.status(timeout=5),
+        "shutdown": lambda: pool.shutdown(wait=True, cancel_futures=True),  # must not cut the parent's connection
+    })
+
+    for use in ("submit_command", "status"):
+        assert report[use].startswith("PoolClosedError: "), report
+        assert f"belongs to process {parent}; a forked child" in report[use]
+        assert f"call archpool.connect({str(socket_serve)!r}) again in the child" in report[use]
+    assert report["shutdown"] == "returned"
+    assert before.result(timeout=60).succeeded
+    assert pool.submit_command(["true"], cwd=str(tmp_path), id="after").result(timeout=60).succeeded
+    assert pool.status(30).clients == 1
+    pool.shutdown()
+
+
+def test_a_connected_pool_dropped_without_shutdown_leaves_the_serve(socket_serve: Path) -> None:
+    staying = archpool.connect(socket_serve, timeout=120)
+
+    def connect_and_drop() -> None:
+        archpool.connect(socket_serve)
+
+    connect_and_drop()
+    gc.collect()
+
+    deadline = time.monotonic() + 15
+    while staying.status(30).clients != 1:  # serve tells no one when a client leaves: asked again, for 15 s at most
+        assert time.monotonic() < deadline, "the dropped pool is still connected"
+        time.sleep(0.05)
+    staying.shutdown()

@@ -1,0 +1,53 @@
+"""Done-callbacks run on the pool's reader thread: whatever one raises, ``SystemExit`` and ``KeyboardInterrupt``
+included, is logged on the ``archpool`` logger and the reader goes on resolving every other future."""
+
+import logging
+from pathlib import Path
+from typing import Any, Callable, Iterator, Type
+
+import pytest
+
+import archpool
+
+
+@pytest.fixture
+def fast_pool(archpool_home: Path, tmp_path: Path) -> Iterator[archpool.Pool]:
+    """Two workers, no toolchain check, no cache: command jobs that need no CUDA."""
+    pool = archpool.Pool(jobs=2, platform="cuda", arch="90", no_toolchain_check=True, no_cache=True, quiet=True,
+                         log_dir=str(tmp_path / "logs"), stderr=str(tmp_path / "serve.stderr"))
+    yield pool
+    pool.shutdown(wait=True, cancel_futures=True)
+
+
+@pytest.fixture
+def job_dir(tmp_path: Path) -> Path:
+    folder = tmp_path / "job"
+    folder.mkdir()
+    return folder
+
+
+def raising(kind: Type[BaseException]) -> Callable[[Any], None]:
+    def callback(future: Any) -> None:
+        raise kind(f"{kind.__name__} from a done-callback")
+    return callback
+
+
+def test_a_callback_that_raises_even_system_exit_leaves_the_other_futures_their_results(
+        fast_pool: archpool.Pool, job_dir: Path, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.ERROR, logger="archpool")
+    futures = [fast_pool.submit_command(["sleep", f"0.{20 + 5 * n}"], cwd=str(job_dir), id=f"s{n}") for n in range(5)]
+    kinds = [SystemExit, KeyboardInterrupt, ValueError]
+    for future, kind in zip(futures, kinds):
+        future.add_done_callback(raising(kind))
+
+    assert all(f.result(timeout=60).succeeded for f in futures), "a callback ended the reader thread"
+
+    logged = {(r.getMessage().split(" of job ")[1].split()[0], r.exc_info[0])
+              for r in caplog.records if r.name == "archpool" and "done-callback" in r.getMessage() and r.exc_info}
+    assert logged == {(f.client_job_id, kind) for f, kind in zip(futures, kinds)}, "not logged with its traceback"
+    assert fast_pool.status(30).outcomes == {"succeeded": 5}
+    # on the caller's thread (a future done already) the standard library's rule holds: a BaseException propagates
+    with pytest.raises(SystemExit):
+        futures[0].add_done_callback(raising(SystemExit))
+    futures[0].add_done_callback(raising(ValueError))  # an Exception is logged by concurrent.futures
+    assert fast_pool.submit_command(["true"], cwd=str(job_dir)).result(timeout=60).succeeded
