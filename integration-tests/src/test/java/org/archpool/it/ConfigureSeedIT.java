@@ -182,4 +182,60 @@ class ConfigureSeedIT {
                     .singleElement().satisfies(f -> assertThat(Files.readString(f)).doesNotContain("broken"));
         }
     }
+
+    /** A project that enables CUDA and builds one library of {@code sources} (k.cu, host.cpp). */
+    private static String project(Path src, String... sources) throws Exception {
+        Files.createDirectories(src);
+        Files.writeString(src.resolve("CMakeLists.txt"), "cmake_minimum_required(VERSION 3.18)\n"
+                + "project(" + src.getFileName() + " LANGUAGES CXX CUDA)\n"
+                + "add_library(k SHARED " + String.join(" ", sources) + ")\n");
+        Files.writeString(src.resolve("k.cu"), "__global__ void k(float *x) { x[threadIdx.x] *= 2.0f; }\n"
+                + "void launch(float *x) { k<<<1, 32>>>(x); }\n");
+        Files.writeString(src.resolve("host.cpp"), "int host() { return 1; }\n");
+        return "{\"id\": \"" + src.getFileName() + "\", \"kind\": \"cmake\", \"sourceDir\": \"" + src.getFileName()
+                + "\", \"artifacts\": [\"*.so\"]}";
+    }
+
+    @Test
+    void aSeedThatMakesCmakeSkipTheCudaSourcesIsReplacedAndTheJobBuiltAgainWithoutIt() throws Exception {
+        Path cache = dir.resolve("cache");
+        Path first = Archpool.manifest(dir.resolve("first"), "{\"version\": 1, \"jobs\": ["
+                + project(dir.resolve("first/a"), "k.cu", "host.cpp") + "]}");
+        Archpool.Run a = new Archpool().in(first.getParent()).run("build", first.toString(), "--platform", "cuda",
+                "--arch", "90", "--cache", cache.toString());
+        assertThat(a.exitCode()).as(a.toString()).isZero();
+        Path compilerFile;
+        try (Stream<Path> files = Files.walk(cache.resolve("configure-seeds"))) {
+            compilerFile = files.filter(f -> f.getFileName().toString().equals("CMakeCUDACompiler.cmake")).findFirst()
+                    .orElseThrow();
+        }
+        // a seed that passes every check of its files, yet makes CMake take no .cu file for CUDA: the library is
+        // built from host.cpp alone, without a word
+        String whole = Files.readString(compilerFile);
+        assertThat(whole).contains("CMAKE_CUDA_SOURCE_FILE_EXTENSIONS cu)");
+        Files.writeString(compilerFile, whole.replace("CMAKE_CUDA_SOURCE_FILE_EXTENSIONS cu)",
+                "CMAKE_CUDA_SOURCE_FILE_EXTENSIONS cux)"));
+
+        // b is the same project; c builds host code only, though it enables CUDA
+        Path second = Archpool.manifest(dir.resolve("second"), "{\"version\": 1, \"jobs\": ["
+                + project(dir.resolve("second/b"), "k.cu", "host.cpp") + ", "
+                + project(dir.resolve("second/c"), "host.cpp") + "]}");
+        Archpool.Run b = new Archpool().in(second.getParent()).run("build", second.toString(), "--platform", "cuda",
+                "--arch", "90", "-j1", "--order", "fifo", "--cache", cache.toString());
+        assertThat(b.exitCode()).as(b.toString()).isZero();
+        JsonNode r = report(second);
+        assertThat(field(r, "outcome")).containsExactly("succeeded", "succeeded");
+        assertThat(field(r, "configureSeeded")).containsExactly("false", "false");
+        assertThat(r.path("jobs").get(0).path("warnings").toString())
+                .contains("its seeded build held no GPU code although the project enables CUDA, and built again"
+                        + " without the seed it does: the seed was damaged, and was replaced");
+        assertThat(gpuCode(dir.resolve("second/build/b/libk.so"))).isNotEmpty();
+        assertThat(r.path("jobs").get(1).path("warnings").toString())
+                .contains("built again without the seed, which held none either (the seed was kept)");
+        try (Stream<Path> files = Files.walk(cache.resolve("configure-seeds"))) {
+            assertThat(files.filter(f -> f.getFileName().toString().equals("CMakeCUDACompiler.cmake")).toList())
+                    .singleElement().satisfies(f -> assertThat(Files.readString(f))
+                            .contains("CMAKE_CUDA_SOURCE_FILE_EXTENSIONS cu)"));
+        }
+    }
 }

@@ -17,6 +17,11 @@ public enum Platform {
         return name().toLowerCase(Locale.ROOT);
     }
 
+    /** CMake's name of the platform's language: {@code HIP}, {@code CUDA} (as in {@code CMAKE_<LANG>_ARCHITECTURES}). */
+    public String cmakeLanguage() {
+        return name();
+    }
+
     /** Parses {@code hip} or {@code cuda}, case-insensitively. */
     @JsonCreator
     public static Platform fromWire(String name) {

@@ -134,10 +134,47 @@ final class JobRun {
             return built.withConfigureSeeded(false, "its configure failed when seeded (" + seededFailure
                     + "), so the seed was dropped and the job configured again without one");
         }
+        if (seeded && built.outcome() == Outcome.SUCCEEDED && holdsNoGpuCode(built)
+                && ConfigureSeeds.enablesLanguage(buildDir, unit.target().platform().cmakeLanguage())
+                && stop.stopReason(unit.name()) == null) {
+            return builtAgainUnseeded(slot, unit, concrete, timeoutMs, queueWait, dispatchedAt, onStart, key.get(),
+                    buildDir);
+        }
         if (!seeded && fresh && ran(built, Phase.BUILD)) {
             seeds.harvest(key.get(), buildDir);
         }
         return built.withConfigureSeeded(seeded, null);
+    }
+
+    /**
+     * A seeded build of a project that enables the target's GPU language, none of whose outputs holds GPU code: a
+     * damaged seed can make CMake skip that language's sources without a word (a wrong source extension, say), so
+     * it is built once more without the seed. When that build holds GPU code the seed was to blame and is
+     * replaced by this configure; when it holds none either, the project builds no GPU code and the seed stays.
+     */
+    private JobOutcome builtAgainUnseeded(int slot, TargetedJob unit, ConcreteJob concrete, long timeoutMs,
+                                          long queueWait, long dispatchedAt, Consumer<JobStart> onStart, SeedKey key,
+                                          Path buildDir) {
+        ConfigureSeeds seeds = config.seeds();
+        ConfigureSeeds.unplant(buildDir);
+        JobOutcome again = send(slot, unit, concrete, timeoutMs, Attempts.none(clock.millis() - origin), queueWait,
+                dispatchedAt, onStart);
+        if (again.outcome() == Outcome.SUCCEEDED && !holdsNoGpuCode(again)) {
+            seeds.discard(key);
+            seeds.harvest(key, buildDir);
+            return again.withConfigureSeeded(false, "its seeded build held no GPU code although the project enables "
+                    + unit.target().platform().cmakeLanguage() + ", and built again without the seed it does: the"
+                    + " seed was damaged, and was replaced");
+        }
+        return again.withConfigureSeeded(false, "its seeded build held no GPU code, so it was built again without"
+                + " the seed" + (again.outcome() == Outcome.SUCCEEDED ? ", which held none either (the seed was"
+                + " kept)" : ""));
+    }
+
+    /** Whether there are outputs and none of them holds GPU code (or could not be read). */
+    private static boolean holdsNoGpuCode(JobOutcome outcome) {
+        return !outcome.artifacts().isEmpty()
+                && outcome.artifacts().stream().allMatch(a -> a.archs().isEmpty() && a.problem() == null);
     }
 
     /** Whether the outcome's last attempt reached {@code phase}. */

@@ -208,6 +208,23 @@ public final class ConfigureSeeds implements AutoCloseable {
     }
 
     /**
+     * Whether the configure in {@code buildDir} enabled {@code language} ({@code CUDA}, {@code HIP}): CMake wrote
+     * its {@code CMakeFiles/<version>/CMake<LANG>Compiler.cmake}.
+     */
+    public static boolean enablesLanguage(Path buildDir, String language) {
+        Path files = buildDir.resolve("CMakeFiles");
+        if (!Files.isDirectory(files)) {
+            return false;
+        }
+        try (Stream<Path> versions = Files.list(files)) {
+            return versions.anyMatch(v -> Files.isRegularFile(v.resolve("CMake" + language + "Compiler.cmake")));
+        } catch (IOException e) {
+            LOG.info("{} could not be read: {}", files, e.toString());
+            return false;
+        }
+    }
+
+    /**
      * Removes what a seeded configure leaves in a build tree ({@code CMakeCache.txt} and {@code CMakeFiles/}), so
      * that the next configure there starts fresh.
      */
