@@ -6,7 +6,7 @@ Only this module knows how messages are spelled on the wire; it does no I/O.
 import json
 from typing import Any, Dict, Mapping, Optional
 
-from ._errors import ProtocolError
+from ._errors import ProtocolError, ServeError
 
 __all__ = ["SERVICE_VERSION", "MAX_LINE_BYTES", "encode", "decode", "submit", "cancel", "status", "shutdown",
            "check_hello"]
@@ -69,8 +69,11 @@ def shutdown(cancel_running: bool) -> Dict[str, Any]:
 
 def check_hello(message: Mapping[str, Any]) -> None:
     """
+    :raises ServeError: when ``serve`` refused the connection instead (an ``error``: ``too-many-clients``).
     :raises ProtocolError: when the first message is not a ``hello`` of a service version this client speaks.
     """
+    if message.get("type") == "error":
+        raise ServeError(f"archpool serve refused the connection ({message.get('code')}): {message.get('message')}")
     if message.get("type") != "hello":
         raise ProtocolError(f"archpool serve's first message is a {message.get('type')!r}, not a 'hello':"
                             f" {_shown(json.dumps(message).encode('utf-8'))}")

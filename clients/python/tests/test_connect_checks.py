@@ -134,6 +134,27 @@ def test_after_hello_answers_may_take_longer_than_the_hello_did(base: Path, list
     stand_in.join(10)
 
 
+def test_a_serve_that_has_too_many_clients_says_so_and_connect_raises_its_reason(
+        base: Path, listeners: List[socket.socket]) -> None:
+    path = base / "serve.sock"
+    server = listen(path, listeners)
+    refusal = {"type": "error", "code": "too-many-clients",
+               "message": "archpool serve already has 256 clients connected, its limit; disconnect one"}
+
+    def serve() -> None:  # what serve sends instead of hello to one connection over its limit
+        conn, _ = server.accept()
+        with conn:
+            conn.sendall(json.dumps(refusal).encode() + b"\n")
+
+    stand_in = threading.Thread(target=serve, daemon=True)
+    stand_in.start()
+    with pytest.raises(archpool.ServeError) as error:
+        archpool.connect(path, timeout=5)
+    assert not isinstance(error.value, archpool.ProtocolError)
+    assert "refused the connection (too-many-clients): archpool serve already has 256 clients" in str(error.value)
+    stand_in.join(10)
+
+
 # --- the path
 
 

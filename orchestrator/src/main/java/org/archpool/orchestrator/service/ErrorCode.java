@@ -20,7 +20,12 @@ public enum ErrorCode {
      * A {@code submit} of a cmake job whose build folder is that of another job still queued or running (not the same
      * job: that one joins the build): two builds in one folder overwrite each other's files.
      */
-    BUILD_DIR_IN_USE("build-dir-in-use");
+    BUILD_DIR_IN_USE("build-dir-in-use"),
+    /**
+     * Sent instead of {@code hello} to a connection over the socket's limit ({@link SocketTransport#MAX_CLIENTS}),
+     * which is then closed: each connection costs two threads and its buffers.
+     */
+    TOO_MANY_CLIENTS("too-many-clients");
 
     private final String wireName;
 

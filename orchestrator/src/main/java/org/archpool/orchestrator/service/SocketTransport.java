@@ -15,25 +15,37 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Clients over a Unix domain socket: one accept thread; each connection gets a reader thread and a
- * {@link ConnectionWriter}. A client that disconnects ends only its own jobs. Closing removes the socket.
+ * {@link ConnectionWriter}. A client that disconnects ends only its own jobs. At most {@link #MAX_CLIENTS}
+ * connections are open at once: one more is told {@code too-many-clients} and closed. Closing removes the socket.
  */
 public final class SocketTransport implements Transport {
 
     private static final Logger LOG = LoggerFactory.getLogger(SocketTransport.class);
 
+    /** How many connections may be open at once: each holds two threads and its buffers. */
+    public static final int MAX_CLIENTS = 256;
+
     private final SocketPath path;
     private final ServerSocketChannel server;
     private final Clock clock;
     private final Duration stallLimit;
+    private final int maxClients;
+    private final ServiceCodec codec = new ServiceCodec();
     private final List<ConnectionWriter> writers = new ArrayList<>();
     private Thread acceptor;
 
     /** @param server bound to {@code path} ({@link SocketPath#bind()}) */
     public SocketTransport(SocketPath path, ServerSocketChannel server, Clock clock, Duration stallLimit) {
+        this(path, server, clock, stallLimit, MAX_CLIENTS);
+    }
+
+    /** @param maxClients how many connections may be open at once */
+    SocketTransport(SocketPath path, ServerSocketChannel server, Clock clock, Duration stallLimit, int maxClients) {
         this.path = path;
         this.server = server;
         this.clock = clock;
         this.stallLimit = stallLimit;
+        this.maxClients = maxClients;
     }
 
     @Override
@@ -58,6 +70,9 @@ public final class SocketTransport implements Transport {
                         e.toString());
                 return;
             }
+            if (!admitted(channel)) {
+                continue;
+            }
             String name = "socket client " + (++n);
             InputStream in = ChannelStreams.in(channel);
             OutputStream out = ChannelStreams.out(channel);
@@ -75,6 +90,26 @@ public final class SocketTransport implements Transport {
             connection[0] = service.connect(writer, name);
             new ConnectionReader(in, connection[0], name, () -> { }).start();
         }
+    }
+
+    /** Whether there is room for one more connection; if not, tells it why and closes it. */
+    private boolean admitted(SocketChannel channel) {
+        synchronized (this) {
+            writers.removeIf(w -> !w.isOpen());
+            if (writers.size() < maxClients) {
+                return true;
+            }
+        }
+        String why = "archpool serve already has " + maxClients + " clients connected, its limit; disconnect one"
+                + " (a shared serve needs one connection per process, not per job) or start another serve";
+        LOG.warn("a connection refused: {}", why);
+        try (channel) {
+            // a new connection's send buffer has room for one line: this write does not block
+            ChannelStreams.out(channel).write(codec.encode(ServerMessage.Error.of(ErrorCode.TOO_MANY_CLIENTS, why)));
+        } catch (IOException e) {
+            LOG.debug("telling a refused connection why: {}", e.toString());
+        }
+        return false;
     }
 
     @Override
