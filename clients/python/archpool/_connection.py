@@ -1,18 +1,22 @@
-"""One connection to ``archpool serve``: the tables of what waits for an answer, the writer, and the one reader
-thread that resolves every future (docs/service.md, "Messages")."""
+"""One connection to ``archpool serve``: the tables of what waits for an answer, the writer, the reader thread
+that only reads ``serve``'s lines, and the dispatcher thread that resolves every future from them, in their order
+(docs/service.md, "Messages"). Done-callbacks run on the dispatcher: however long one takes, the reader goes on
+reading, so ``serve`` never sees a client that leaves its replies unread (it disconnects one after
+``--client-stall-limit``)."""
 
 import atexit
 import itertools
 import logging
 import os
+import queue
 import threading
 import weakref
 from concurrent.futures import Future
-from typing import Any, Dict, List, Mapping, Optional
+from typing import Any, Dict, List, Mapping, NamedTuple, Optional, Union
 
 from . import _protocol as protocol
 from ._errors import BuildError, JobRejectedError, PoolClosedError, ProtocolError, ServeError
-from ._future import JobFuture, ReaderThread
+from ._future import DispatcherThread, JobFuture
 from ._results import Bye, JobResult, ServeInfo, Status
 from ._transport import Transport
 
@@ -27,8 +31,20 @@ _log = logging.getLogger("archpool")
 _LIVE: "weakref.WeakSet[Connection]" = weakref.WeakSet()
 
 
+class _Ended(NamedTuple):
+    """The reader's last item for the dispatcher: no more messages come; ``failure`` says why reading failed (None:
+    ``serve`` closed the stream)."""
+
+    failure: Optional[BaseException]
+
+
+#: What the reader hands the dispatcher: each message of ``serve``'s, decoded, then one :class:`_Ended`.
+_Item = Union[Dict[str, Any], _Ended]
+
+
 class Connection:
-    """Submits, cancels and requests from any thread; answers read on one thread, in ``serve``'s order."""
+    """Submits, cancels and requests from any thread; answers read on one thread and resolved on another, in
+    ``serve``'s order."""
 
     def __init__(self, transport: Transport) -> None:
         """Reads ``hello`` (blocking until ``serve`` resolved its target and started its pool).
@@ -45,10 +61,13 @@ class Connection:
         self._ids = itertools.count(1)
         self._closing = False  # shutdown began: no more submits
         self._disconnect_when_idle = False
-        self._ended: Optional[BaseException] = None  # why no more answers come, once the reader stopped
+        self._ended: Optional[BaseException] = None  # why no more answers come, once the dispatcher ended
         self.bye: Optional[Bye] = None
         self.exit_code: Optional[int] = None
-        self._reader = ReaderThread(target=self._read, name="archpool-reader", daemon=True)
+        # unbounded: messages are small, and serve bounds what it sends a client that does not read
+        self._inbox: "queue.SimpleQueue[_Item]" = queue.SimpleQueue()
+        self._reader = threading.Thread(target=self._read, name="archpool-reader", daemon=True)
+        self._dispatcher = DispatcherThread(target=self._resolve, name="archpool-dispatcher", daemon=True)
         _LIVE.add(self)  # from here on a fork drops the child's copies of the transport's descriptors
         try:
             self.info = self._hello()
@@ -59,6 +78,8 @@ class Connection:
         if transport.owns_serve:
             atexit.register(self._abandon)
         self._reader.name = f"archpool-reader-{self.info.pid}"
+        self._dispatcher.name = f"archpool-dispatcher-{self.info.pid}"
+        self._dispatcher.start()
         self._reader.start()
 
     # --- what clients call, from any thread
@@ -123,13 +144,14 @@ class Connection:
                          daemon=True).start()
 
     def wait_closed(self) -> None:
-        """Until the reader saw the end (``bye`` and ``serve``'s exit, or the disconnect); in a forked child, at
-        once."""
+        """Until both threads saw the end (``bye`` and ``serve``'s exit, or the disconnect) and the dispatcher
+        failed what still waited; in a forked child, at once."""
         if self._forked():
             return
-        if threading.current_thread() is self._reader:
+        if threading.current_thread() is self._dispatcher:
             raise RuntimeError("shutdown(wait=True) cannot wait from a done-callback (it runs on the thread that"
-                               " reads archpool serve's answers); use shutdown(wait=False) there")
+                               " resolves the pool's futures); use shutdown(wait=False) there")
+        self._dispatcher.join()
         self._reader.join()
 
     def pending(self) -> int:
@@ -171,8 +193,8 @@ class Connection:
             raise PoolClosedError(f"cannot {what} after shutdown() of {self._transport.describe()}")
 
     def _send(self, line: bytes) -> None:
-        """A write that fails means ``serve`` is gone: the reader sees its EOF and fails what is pending, with
-        ``serve``'s own exit status and stderr, so the write's error is not the one the caller gets."""
+        """A write that fails means ``serve`` is gone: the reader sees its EOF and the dispatcher fails what is
+        pending, with ``serve``'s own exit status and stderr, so the write's error is not the one the caller gets."""
         with self._write_lock:
             try:
                 self._transport.write(line)
@@ -208,21 +230,46 @@ class Connection:
             raise
 
     def _read(self) -> None:
+        """The reader thread: hands each line of ``serve``'s, decoded, to the dispatcher, then :class:`_Ended`. It
+        runs no code of the caller's, so that no done-callback ever leaves ``serve``'s replies unread.
+
+        After a failure of the dispatcher's, whose :meth:`_end` closes the transport, it reads to the end of what
+        is left (or fails reading a closed file); what it hands over then is never looked at."""
         failure: Optional[BaseException] = None
         try:
             while True:
                 line = self._transport.read_line()
                 if not line:
                     break
-                self._dispatch(protocol.decode(line))
-        except ProtocolError as e:
-            failure = e
-        except (KeyError, TypeError, ValueError) as e:
-            failure = ProtocolError(f"archpool serve sent a message this client cannot read: {e!r}")
-        except OSError as e:
-            failure = ServeError(f"reading from {self._transport.describe()} failed: {e}")
+                self._inbox.put(protocol.decode(line))
+        except (ProtocolError, KeyError, TypeError, ValueError, OSError) as e:
+            failure = self._failure(e)
+        finally:
+            self._inbox.put(_Ended(failure))
+
+    def _resolve(self) -> None:
+        """The dispatcher thread: resolves futures from ``serve``'s messages, in their order, running done-callbacks;
+        after the last message (or a message it cannot read), :meth:`_end`."""
+        failure: Optional[BaseException] = None
+        try:
+            while True:
+                item = self._inbox.get()
+                if isinstance(item, _Ended):
+                    failure = item.failure
+                    break
+                self._dispatch(item)
+        except (ProtocolError, KeyError, TypeError, ValueError, OSError) as e:
+            failure = self._failure(e)
         finally:
             self._end(failure)
+
+    def _failure(self, error: Exception) -> BaseException:
+        """What the pending futures fail with when reading or dispatching ``serve``'s messages raised ``error``."""
+        if isinstance(error, ProtocolError):
+            return error
+        if isinstance(error, OSError):
+            return ServeError(f"reading from {self._transport.describe()} failed: {error}")
+        return ProtocolError(f"archpool serve sent a message this client cannot read: {error!r}")
 
     def _dispatch(self, message: Dict[str, Any]) -> None:
         kind = message["type"]
@@ -302,7 +349,8 @@ class Connection:
             self._transport.close()
 
     def _end(self, failure: Optional[BaseException]) -> None:
-        """The reader's last act: every future and request that still waits fails, saying why."""
+        """The dispatcher's last act, after the last message: every future and request that still waits fails,
+        saying why."""
         if failure is not None:
             self._transport.close()
         elif not self._transport.owns_serve and self._disconnect_when_idle:
@@ -332,7 +380,7 @@ class Connection:
         if self._forked():
             return
         self._transport.close()
-        self._reader.join(15.0)
+        self._dispatcher.join(15.0)  # it ends after the reader, with serve's exit (Transport.finish)
 
 
 def _after_fork_in_child() -> None:

@@ -5,14 +5,14 @@ import threading
 from concurrent.futures import Future, InvalidStateError
 from typing import Any, Callable, Optional
 
-__all__ = ["JobFuture", "ReaderThread"]
+__all__ = ["JobFuture", "DispatcherThread"]
 
 _log = logging.getLogger("archpool")
 
 
-class ReaderThread(threading.Thread):
-    """The thread of a connection that reads ``serve``'s answers and resolves every future: done-callbacks that
-    run on it must never end it (:meth:`JobFuture.add_done_callback`)."""
+class DispatcherThread(threading.Thread):
+    """The thread of a connection that resolves every future, in the order of ``serve``'s answers (another thread
+    reads them): done-callbacks that run on it must never end it (:meth:`JobFuture.add_done_callback`)."""
 
 
 class JobFuture(Future):
@@ -30,9 +30,11 @@ class JobFuture(Future):
     ends at once; ``serve``'s late answer about it is dropped), the future is cancelled and ``cancel()`` returns
     True; once the job runs, or has its result, it does nothing and returns False. :meth:`kill` also ends a job
     that runs.
-    Done-callbacks run on the pool's reader thread: keep them short, and never wait there for another job. What
-    a callback raises there, even a ``BaseException`` (``SystemExit``, ``KeyboardInterrupt``), is logged on the
-    ``archpool`` logger and ignored, so that the other futures still get their results.
+    Done-callbacks run on the pool's dispatcher thread, one at a time: a slow one delays the other futures'
+    callbacks and results (never wait there for another job), but never stops the client from reading ``serve``'s
+    replies (another thread reads them). What a callback raises there, even a ``BaseException`` (``SystemExit``,
+    ``KeyboardInterrupt``), is logged on the ``archpool`` logger and ignored, so that the other futures still get
+    their results.
     """
 
     def __init__(self, client_job_id: str, on_cancel: Callable[[str], None]) -> None:
@@ -41,7 +43,7 @@ class JobFuture(Future):
         self._on_cancel = on_cancel
         self._accepted = threading.Event()
         self._started = threading.Event()  # set when a worker runs it, or when it ended without that
-        self._state_lock = threading.Lock()  # cancel() against the reader's start
+        self._state_lock = threading.Lock()  # cancel() against the dispatcher's start
         self._worker: Optional[str] = None
         self._attempt = 0
         self._job_id: Optional[str] = None
@@ -106,24 +108,24 @@ class JobFuture(Future):
 
     def add_done_callback(self, fn: Callable[["Future[Any]"], object]) -> None:
         """As :meth:`concurrent.futures.Future.add_done_callback`: ``fn(future)`` runs once the future is done —
-        at once on this thread if it is done already, else on the thread that makes it done: the pool's reader
+        at once on this thread if it is done already, else on the thread that makes it done: the pool's dispatcher
         thread (or the thread that cancels it).
 
-        On the reader thread, whatever ``fn`` raises, ``BaseException`` included (a ``SystemExit`` or
+        On the dispatcher thread, whatever ``fn`` raises, ``BaseException`` included (a ``SystemExit`` or
         ``KeyboardInterrupt`` raised inside it), is logged on the ``archpool`` logger with its traceback and
         ignored: that thread resolves every other future of the pool, and ``concurrent.futures`` would let a
         ``BaseException`` end it. On any other thread the standard library's rule holds: an ``Exception`` is logged
         (logger ``concurrent.futures``), a ``BaseException`` propagates to the caller.
         """
         def guarded(future: "Future[Any]") -> None:
-            if not isinstance(threading.current_thread(), ReaderThread):
+            if not isinstance(threading.current_thread(), DispatcherThread):
                 fn(future)  # concurrent.futures handles what it raises, as for any future
                 return
             try:
                 fn(future)
-            except BaseException as e:  # noqa: BLE001 - the reader must outlive any callback; logged with traceback
-                _log.error("a done-callback (%r) of job %s raised %s; ignored: it ran on the thread that reads"
-                           " archpool serve's answers, which goes on resolving the other jobs' futures", fn,
+            except BaseException as e:  # noqa: BLE001 - the dispatcher must outlive any callback; logged, traceback
+                _log.error("a done-callback (%r) of job %s raised %s; ignored: it ran on the thread that resolves"
+                           " the futures of archpool serve's answers, which goes on with the other jobs'", fn,
                            self.client_job_id, type(e).__name__, exc_info=True)
 
         super().add_done_callback(guarded)
@@ -152,7 +154,7 @@ class JobFuture(Future):
         self._on_cancel(self.client_job_id)
         return True
 
-    # The pool's reader thread, and nobody else, calls these.
+    # The pool's dispatcher thread, and nobody else, calls these.
 
     def _set_started(self, worker: str, attempt: int) -> None:
         """``serve`` handed an attempt of the job to ``worker``: the future runs (a retry's start only renames the

@@ -127,6 +127,7 @@ OPTIONS: Dict[str, Callable[[str, Any], List[str]]] = {
     "remote_cache_read_only": _switch("--remote-cache-read-only"),
     "remote_cache_timeout": _duration("--remote-cache-timeout"),
     "cache_max_size": _size("--cache-max-size"),
+    "client_stall_limit": _duration("--client-stall-limit"),
     "quiet": _switch("-q"),
     "verbose": _switch("-v"),
 }

@@ -62,9 +62,9 @@ class Pool:
 
     def _release_when_dropped(self) -> None:
         """Once nothing refers to this pool, :meth:`Connection.release` (a shutdown without waiting). Nothing but
-        this pool refers to it: the reader thread, the futures and the exit hook hold the connection, never the
-        pool. Not at interpreter exit (``atexit`` off): there the connection's own hook ends ``serve``, cancelling
-        its jobs, as documented."""
+        this pool refers to it: the reader and dispatcher threads, the futures and the exit hook hold the
+        connection, never the pool. Not at interpreter exit (``atexit`` off): there the connection's own hook ends
+        ``serve``, cancelling its jobs, as documented."""
         self._finalizer = weakref.finalize(self, Connection.release, self._connection)
         self._finalizer.atexit = False
 

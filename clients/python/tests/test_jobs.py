@@ -149,7 +149,7 @@ def test_futures_work_with_wait_as_completed_and_callbacks(pool: archpool.Pool, 
     finished, not_done = cf.wait(fast, timeout=60)
     assert finished == set(fast) and not not_done
     assert {f for f in cf.as_completed(fast, timeout=1)} == set(fast)
-    assert done.wait(5) and called[0][0] is fast[1] and called[0][1].startswith("archpool-reader")
+    assert done.wait(5) and called[0][0] is fast[1] and called[0][1].startswith("archpool-dispatcher")
     assert [f.exception() is None for f in fast] == [True, False, True]
     late = []
     fast[0].add_done_callback(late.append)  # a done future calls back at once, on this thread

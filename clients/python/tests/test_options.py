@@ -60,7 +60,7 @@ def test_every_flag_of_serve_is_an_option(archpool_home: Path) -> None:
                            text=True, timeout=60, check=True).stdout
     served = set(re.findall(r"^\s+(?:-\w, )?--([a-z][a-z-]+)", shown, re.MULTILINE))
     # given as Pool's own arguments, chosen by the client (--stdio, --socket) or not an option of a session
-    apart = {"jobs", "platform", "arch", "stdio", "socket", "stop", "help", "version", "quiet",
+    apart = {"jobs", "platform", "arch", "stdio", "socket", "stop", "stop-timeout", "help", "version", "quiet",
              "verbose"}
     plural = {"target": "gpu_targets"}  # a repeated flag whose option is a list
     missing = sorted(flag for flag in served - apart if plural.get(flag, flag.replace("-", "_")) not in OPTIONS)
