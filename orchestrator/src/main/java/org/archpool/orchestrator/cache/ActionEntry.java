@@ -33,6 +33,12 @@ public record ActionEntry(int keyVersion, String key, String jobId, String platf
                          long createdAtMs, long buildMs, Map<String, Long> phaseMs, List<StoredArtifact> artifacts,
                          Blob log) {
 
+    /**
+     * The most bytes an entry's JSON may have, 4 MiB: a few hundred bytes an artifact, so room for thousands. A larger
+     * entry is not stored, and an answer from a remote's {@code ac/} that is larger is cut off there and refused.
+     */
+    public static final int MAX_BYTES = 4 * 1024 * 1024;
+
     private static final ObjectMapper JSON = new ObjectMapper()
             .configure(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES, true);
 
@@ -91,8 +97,8 @@ public record ActionEntry(int keyVersion, String key, String jobId, String platf
                 throw new IOException("the entry lists an artifact without an absolute path, digest or size");
             }
         }
-        if (e.log() != null && !Digests.isDigest(e.log().sha256())) {
-            throw new IOException("the entry's log has no valid digest");
+        if (e.log() != null && (!Digests.isDigest(e.log().sha256()) || e.log().size() < 0)) {
+            throw new IOException("the entry's log has no valid digest or size");
         }
         return e;
     }

@@ -207,6 +207,7 @@ public final class BuildCache implements AutoCloseable {
         }
         List<ActionEntry.StoredArtifact> stored = new ArrayList<>();
         ActionEntry entry;
+        byte[] json;
         try {
             for (Artifact a : artifacts) {
                 Path file = Path.of(a.path());
@@ -224,7 +225,13 @@ public final class BuildCache implements AutoCloseable {
             entry = new ActionEntry(ActionKey.VERSION, key, job.id(), target.platform().wireName(),
                     List.copyOf(new TreeSet<>(target.archs())), clock.millis(), buildMs, phaseMs, stored,
                     log);
-            local.writeAction(key, entry.toJson());
+            json = entry.toJson();
+            if (json.length > ActionEntry.MAX_BYTES) {
+                // no cache would hand it back: a remote's answer is cut off at that size
+                return new CacheResult(built, key, join(miss.rejected(), "not stored: its entry would be "
+                        + json.length + " bytes, more than the " + ActionEntry.MAX_BYTES + " an entry may have"));
+            }
+            local.writeAction(key, json);
         } catch (IOException | RuntimeException e) {
             localFailed(e);
             return new CacheResult(built, key, join(miss.rejected(), "not stored: " + e.getMessage()));
@@ -237,7 +244,7 @@ public final class BuildCache implements AutoCloseable {
                 if (entry.log() != null) {
                     storeRemoteBlob(entry.log().sha256(), logFile);
                 }
-                remote.writeAction(key, entry.toJson());
+                remote.writeAction(key, json);
             } catch (IOException e) {
                 remoteFailed(e);
             }
@@ -291,12 +298,15 @@ public final class BuildCache implements AutoCloseable {
 
     /**
      * A blob of a remote entry; also kept in the local cache (the job's log, too, which is not restored to a file of
-     * its own), unless its bytes do not match its digest, which the restorer then finds and says.
+     * its own), unless its bytes do not match its digest, which the restorer then finds and says. One of another size
+     * than {@code size} is cut off and refused as damaged; it does not turn the remote off.
      */
-    private boolean remoteBlob(String sha256, Path into) throws IOException {
+    private boolean remoteBlob(String sha256, long size, Path into) throws IOException {
         boolean found;
         try {
-            found = remote.readBlob(sha256, into);
+            found = remote.readBlob(sha256, size, into);
+        } catch (CacheBackend.WrongSize e) {
+            throw e; // a damaged blob, which the restorer refuses and the next store sends again; the remote is up
         } catch (IOException e) {
             remoteFailed(e);
             throw e;

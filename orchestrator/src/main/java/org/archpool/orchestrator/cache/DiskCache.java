@@ -139,19 +139,33 @@ public final class DiskCache implements CacheBackend {
     }
 
     @Override
-    public boolean readBlob(String sha256, Path into) throws IOException {
+    public boolean readBlob(String sha256, long size, Path into) throws IOException {
         Path p = blobPath(sha256);
         if (!trusted(p)) {
             return false;
         }
+        long copied = 0;
         try (InputStream in = Files.newInputStream(p, LinkOption.NOFOLLOW_LINKS);
              OutputStream out = Files.newOutputStream(into, StandardOpenOption.CREATE_NEW)) {
-            in.transferTo(out);
+            byte[] buffer = new byte[64 * 1024];
+            while (copied <= size) { // one byte beyond the size at most, enough to tell a longer blob
+                int n = in.read(buffer, 0, (int) Math.min(buffer.length - 1, size - copied) + 1);
+                if (n < 0) {
+                    break;
+                }
+                out.write(buffer, 0, n);
+                copied += n;
+            }
         } catch (NoSuchFileException e) {
             if (e.getFile() != null && e.getFile().equals(p.toString())) {
                 return false; // pruned a moment ago
             }
             throw e;
+        }
+        if (copied != size) {
+            Files.deleteIfExists(into);
+            throw new WrongSize(p + (copied > size ? " is longer than " : " is only " + copied + " bytes long, not ")
+                    + size + " bytes, the size its entry records");
         }
         touch(p);
         return true;

@@ -28,17 +28,23 @@ import org.archpool.worker.inspect.GpuCodeInspector;
  * job's own artifact rules would collect ({@link ArtifactRules}: in its output folder, matching its globs, the
  * outputs its argv names, every file the rules require), and no folder on the way from the output folder to an
  * artifact may be a link: an entry, local or remote, can only write the files the job itself would have written.
- * Then each blob is copied to a temporary file beside its artifact's path and its digest checked on the way; every
- * copy is read again by the GPU-code inspector, whose findings must be what the entry recorded and must pass the
- * strict judge against the target; only then are the copies renamed over their paths. Any failure removes every
- * copy and every folder the restore created, and says why, and no file of the job is touched.
+ * Then each blob is copied to a temporary file beside its artifact's path, no further than the size the entry records
+ * (one of another size is refused as damaged), and its digest checked on the way; every copy is read again by the
+ * GPU-code inspector, whose findings must be what the entry recorded and must pass the strict judge against the
+ * target; only then are the copies renamed over their paths. Any failure removes every copy and every folder the
+ * restore created, and says why, and no file of the job is touched.
  */
 final class EntryRestorer {
 
     /** Where a blob comes from: the backend that held the entry, or the local cache first. */
     interface BlobSource {
-        /** Copies the blob into {@code into} (which does not exist); false when no backend has it. */
-        boolean copy(String sha256, Path into) throws IOException;
+        /**
+         * Copies the blob, which its entry records as {@code size} bytes long, into {@code into} (which does not
+         * exist); false when no backend has it.
+         *
+         * @throws CacheBackend.WrongSize when it is longer or shorter, and nothing of it is left in {@code into}
+         */
+        boolean copy(String sha256, long size, Path into) throws IOException;
     }
 
     /** Why an entry cannot be used. */
@@ -157,11 +163,16 @@ final class EntryRestorer {
         Files.deleteIfExists(tmp);
         try {
             String missing = "archpool: the log of that build is not in the cache\n";
-            if (entry.log() != null && blobs.copy(entry.log().sha256(), tmp)
-                    && !Digests.ofFile(tmp).equals(entry.log().sha256())) {
-                Files.delete(tmp);
-                missing = "archpool: the log of that build is damaged in the cache (its bytes do not match its"
-                        + " digest " + entry.log().sha256() + ")\n";
+            try {
+                if (entry.log() != null && blobs.copy(entry.log().sha256(), entry.log().size(), tmp)
+                        && !Digests.ofFile(tmp).equals(entry.log().sha256())) {
+                    Files.delete(tmp);
+                    missing = "archpool: the log of that build is damaged in the cache (its bytes do not match its"
+                            + " digest " + entry.log().sha256() + ")\n";
+                }
+            } catch (CacheBackend.WrongSize e) {
+                missing = "archpool: the log of that build is damaged in the cache (it is not the " + entry.log().size()
+                        + " bytes its entry records)\n";
             }
             // as a worker writes a job's log: a link or other non-file at the path is refused, a hard-linked old log
             // is left as it is
@@ -193,8 +204,13 @@ final class EntryRestorer {
         Path copy = folder.resolve(".archpool-restore-" + Long.toHexString(ThreadLocalRandom.current().nextLong())
                 + "-" + path.getFileName());
         copies.add(copy);
-        if (!blobs.copy(a.sha256(), copy)) {
-            throw new Refused("its blob " + a.sha256() + " (" + path.getFileName() + ") is missing", null);
+        try {
+            if (!blobs.copy(a.sha256(), a.size(), copy)) {
+                throw new Refused("its blob " + a.sha256() + " (" + path.getFileName() + ") is missing", null);
+            }
+        } catch (CacheBackend.WrongSize e) {
+            throw new Refused("the blob " + a.sha256() + " (" + path.getFileName() + ") is not the size its entry"
+                    + " records: " + e.getMessage(), a.sha256());
         }
         String digest = Digests.ofFile(copy);
         if (!digest.equals(a.sha256()) || Files.size(copy) != a.size()) {

@@ -5,12 +5,17 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
+import java.util.List;
+import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Flow;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.archpool.protocol.UntrustedText;
@@ -23,7 +28,9 @@ import org.archpool.protocol.UntrustedText;
  * every request; it is never written anywhere. Every answer other than 2xx or 404, and every time-out, is an
  * {@link IOException}: {@link BuildCache} reports the first one and stops using the remote for the build. Redirects
  * are not followed (Java's client would send the header on to whatever host one names): one is an answer other
- * than 2xx.
+ * than 2xx. No body is read further than it may go: an entry up to {@link ActionEntry#MAX_BYTES}, a blob up to the
+ * size its entry records, the body of an answer other than 2xx not at all (it is discarded as it arrives); a longer
+ * one is cut off at its {@code Content-Length} or at the first chunk too many, and is {@link CacheBackend.WrongSize}.
  */
 public final class HttpCache implements CacheBackend {
 
@@ -104,9 +111,16 @@ public final class HttpCache implements CacheBackend {
         return b;
     }
 
+    /**
+     * At most {@link ActionEntry#MAX_BYTES} of the answer are read: a longer one (by its {@code Content-Length}, or
+     * counted as it arrives) is cut off there and is {@link CacheBackend.WrongSize}.
+     */
     @Override
     public byte[] readAction(String key) throws IOException {
-        HttpResponse<byte[]> r = send(request("ac", key).GET().build(), HttpResponse.BodyHandlers.ofByteArray());
+        HttpResponse<byte[]> r = send(request("ac", key).GET().build(), info -> ok(info)
+                ? new BoundedBody<>(HttpResponse.BodySubscribers.ofByteArray(), info, 0, ActionEntry.MAX_BYTES,
+                        "the answer", ActionEntry.MAX_BYTES + " bytes, the most an entry may have")
+                : HttpResponse.BodySubscribers.replacing(null));
         return r.statusCode() == 404 ? null : r.body();
     }
 
@@ -116,15 +130,24 @@ public final class HttpCache implements CacheBackend {
                 HttpResponse.BodyHandlers.discarding());
     }
 
+    /**
+     * A {@code Content-Length} other than {@code size} is refused before the body is read; without one, the body is
+     * written to {@code into} until it ends or runs one byte past {@code size}.
+     */
     @Override
-    public boolean readBlob(String sha256, Path into) throws IOException {
-        HttpResponse<Path> r = send(request("cas", sha256).GET().build(),
-                HttpResponse.BodyHandlers.ofFile(into, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE));
-        if (r.statusCode() == 404) {
+    public boolean readBlob(String sha256, long size, Path into) throws IOException {
+        HttpResponse<Path> r;
+        try {
+            r = send(request("cas", sha256).GET().build(), info -> ok(info)
+                    ? new BoundedBody<>(HttpResponse.BodySubscribers.ofFile(into, StandardOpenOption.CREATE_NEW,
+                            StandardOpenOption.WRITE), info, size, size, "the blob",
+                            size + " bytes, the size its entry records")
+                    : HttpResponse.BodySubscribers.replacing(null));
+        } catch (IOException e) {
             Files.deleteIfExists(into);
-            return false;
+            throw e;
         }
-        return true;
+        return r.statusCode() != 404;
     }
 
     @Override
@@ -171,6 +194,10 @@ public final class HttpCache implements CacheBackend {
                     + timeout.toMillis() + " ms", e);
         } catch (ExecutionException e) {
             Throwable cause = e.getCause() == null ? e : e.getCause();
+            if (cause instanceof WrongSize wrong) {
+                throw new WrongSize(request.method() + " " + request.uri().getRawPath() + " was refused: "
+                        + wrong.getMessage(), wrong);
+            }
             throw new IOException(request.method() + " " + shown + " failed: " + cause, cause);
         } catch (RuntimeException e) {
             throw new IOException(request.method() + " " + shown + " failed: " + e, e);
@@ -183,5 +210,112 @@ public final class HttpCache implements CacheBackend {
             throw new IOException(request.method() + " " + request.uri().getRawPath() + " answered HTTP " + status);
         }
         return r;
+    }
+
+    /** Whether the answer is 2xx, whose body is read; any other's is discarded as it arrives. */
+    private static boolean ok(HttpResponse.ResponseInfo info) {
+        return info.statusCode() >= 200 && info.statusCode() < 300;
+    }
+
+    /**
+     * A body passed on to {@code downstream} only while it can still be {@code min} to {@code max} bytes long. An
+     * answer whose {@code Content-Length} says otherwise is refused before a byte of it is read (and before
+     * {@code downstream}, which may create a file, is started); one that runs past {@code max} is cancelled at that
+     * chunk, and one that ends short of {@code min} is refused when it ends. A refused body fails with
+     * {@link CacheBackend.WrongSize}, and {@code downstream} is told so, so that it closes what it opened.
+     */
+    private static final class BoundedBody<T> implements HttpResponse.BodySubscriber<T> {
+
+        private final HttpResponse.BodySubscriber<T> downstream;
+        private final OptionalLong declared;
+        private final long min;
+        private final long max;
+        private final String what;
+        private final String bound;
+        private final CompletableFuture<T> body = new CompletableFuture<>();
+        private Flow.Subscription subscription;
+        private long received;
+        private boolean refused;
+
+        /**
+         * @param what  what is read, for messages ({@code the blob})
+         * @param bound the size it must have, or at most, for messages ({@code 12 bytes, the size its entry records})
+         */
+        BoundedBody(HttpResponse.BodySubscriber<T> downstream, HttpResponse.ResponseInfo info, long min, long max,
+                    String what, String bound) {
+            this.downstream = downstream;
+            this.declared = info.headers().firstValueAsLong("Content-Length");
+            this.min = min;
+            this.max = max;
+            this.what = what;
+            this.bound = bound;
+            downstream.getBody().whenComplete((value, failure) -> {
+                if (failure == null) {
+                    body.complete(value);
+                } else {
+                    body.completeExceptionally(failure);
+                }
+            });
+        }
+
+        @Override
+        public void onSubscribe(Flow.Subscription s) {
+            subscription = s;
+            if (declared.isPresent() && (declared.getAsLong() < min || declared.getAsLong() > max)) {
+                refused = true;
+                body.completeExceptionally(new WrongSize(what + " has a Content-Length of " + declared.getAsLong()
+                        + " bytes; " + (declared.getAsLong() > max ? "more" : "fewer") + " than " + bound));
+                s.cancel();
+                return;
+            }
+            downstream.onSubscribe(s);
+        }
+
+        @Override
+        public void onNext(List<ByteBuffer> items) {
+            if (refused) {
+                return;
+            }
+            for (ByteBuffer item : items) {
+                received += item.remaining();
+            }
+            if (received > max) {
+                refuse(new WrongSize(what + " is longer than " + bound + "; it was cut off there"));
+                subscription.cancel();
+                return;
+            }
+            downstream.onNext(items);
+        }
+
+        @Override
+        public void onError(Throwable failure) {
+            if (!refused) {
+                downstream.onError(failure);
+            }
+        }
+
+        @Override
+        public void onComplete() {
+            if (refused) {
+                return;
+            }
+            if (received < min) {
+                refuse(new WrongSize(what + " ended after " + received + " bytes, fewer than " + bound));
+                return;
+            }
+            downstream.onComplete();
+        }
+
+        @Override
+        public CompletionStage<T> getBody() {
+            return body;
+        }
+
+        /** Fails the body with {@code failure} first, so that it is what the caller sees, then {@code downstream}. */
+        private void refuse(WrongSize failure) {
+            refused = true;
+            body.completeExceptionally(failure);
+            downstream.onError(failure);
+        }
     }
 }

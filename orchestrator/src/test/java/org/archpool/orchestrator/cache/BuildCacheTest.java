@@ -66,7 +66,12 @@ class BuildCacheTest {
 
     /** One cache serves every target: each lookup's target comes with its concrete job. */
     private BuildCache newCache() {
-        return new BuildCache(disk, null, false,
+        return newCache(null);
+    }
+
+    /** With {@code remote} (written to) behind the local cache, or none. */
+    private BuildCache newCache(CacheBackend remote) {
+        return new BuildCache(disk, remote, remote != null,
                 platform -> new ToolchainIdentity(Digests.of("nvcc 13.0"), List.of()), new FileHashes(null, Clock.systemUTC()),
                 Map.of("PATH", System.getenv("PATH")), new ArtifactVerifier(VerifyPolicy.STRICT), Clock.systemUTC(),
                 notes::add);
@@ -247,6 +252,73 @@ class BuildCacheTest {
         assertThat(first.note()).startsWith("not stored:");
         assertThat(second.status()).isEqualTo(CacheStatus.MISS);
         assertThat(notes).singleElement().asString().contains("cannot be written");
+    }
+
+    @Test
+    void aLocalBlobLongerThanItsEntryRecordsIsRejectedAsDamagedAndEvicted() throws Exception {
+        CacheResult stored = buildAndStore(sm90, List.of("sm_90"));
+        String blob = entry(stored.key()).artifacts().get(0).sha256();
+        Files.write(disk.blobPath(blob), new byte[] {0}, java.nio.file.StandardOpenOption.APPEND);
+        Files.writeString(out, "what the folder held");
+
+        CacheLookup lookup = cache.lookup(concrete(job, CUDA_90), log);
+
+        assertThat(((CacheLookup.Miss) lookup).rejected()).contains("the blob " + blob)
+                .contains("is not the size its entry records").contains(sm90.length + " bytes");
+        assertThat(out).hasContent("what the folder held");
+        assertThat(disk.actionPath(stored.key())).doesNotExist();
+        assertThat(disk.blobPath(blob)).doesNotExist();
+        assertNoRestoreLeftovers();
+    }
+
+    @Test
+    void aLogLongerThanItsEntryRecordsIsSaidDamagedAndTheArtifactsAreStillRestored() throws Exception {
+        CacheResult stored = buildAndStore(sm90, List.of("sm_90"));
+        ActionEntry.Blob logBlob = entry(stored.key()).log();
+        Files.writeString(disk.blobPath(logBlob.sha256()), "a log that no build wrote, longer than the real one\n");
+        Files.delete(out);
+
+        assertThat(cache.lookup(concrete(job, CUDA_90), log)).isInstanceOf(CacheLookup.Hit.class);
+
+        assertThat(Files.readAllBytes(out)).isEqualTo(sm90);
+        assertThat(Files.readString(log)).contains("the log of that build is damaged in the cache (it is not the "
+                + logBlob.size() + " bytes its entry records)").doesNotContain("a log that no build wrote");
+    }
+
+    @Test
+    void aRemoteBlobOfAnotherSizeIsRejectedAsDamagedAndTheRemoteStaysOn() throws Exception {
+        DiskCache remote = DiskCache.open(dir.resolve("remote"), Clock.systemUTC());
+        cache = newCache(remote);
+        CacheResult stored = buildAndStore(sm90, List.of("sm_90"));
+        String blob = entry(stored.key()).artifacts().get(0).sha256();
+        Files.write(remote.blobPath(blob), new byte[] {0}, java.nio.file.StandardOpenOption.APPEND);
+        disk = DiskCache.open(dir.resolve("another-machine"), Clock.systemUTC());
+        cache = newCache(remote);
+        Files.delete(out);
+
+        CacheLookup lookup = cache.lookup(concrete(job, CUDA_90), log);
+
+        assertThat(((CacheLookup.Miss) lookup).rejected()).contains("the blob " + blob)
+                .contains("is not the size its entry records");
+        assertThat(out).doesNotExist();
+        assertThat(remote.actionPath(stored.key())).as("evicted from the remote").doesNotExist();
+        assertThat(notes).as("a damaged blob does not turn the remote off").isEmpty();
+    }
+
+    @Test
+    void anEntryLargerThanAnEntryMayBeIsNotStored() throws Exception {
+        CacheLookup lookup = cache.lookup(concrete(job, CUDA_90), log);
+        Files.write(out, sm90);
+        List<String> kernels = java.util.stream.IntStream.range(0, ActionEntry.MAX_BYTES / 24)
+                .mapToObj(i -> "kernel_with_a_long_name_" + i).toList();
+
+        CacheResult result = cache.store((CacheLookup.Miss) lookup, job,
+                List.of(new Artifact(out.toString(), List.of("sm_90"), null, kernels)), 10, Map.of(), log);
+
+        assertThat(result.status()).isEqualTo(CacheStatus.MISS);
+        assertThat(result.note()).startsWith("not stored: its entry would be")
+                .contains("more than the " + ActionEntry.MAX_BYTES + " an entry may have");
+        assertThat(disk.actionPath(result.key())).doesNotExist();
     }
 
     /** Replaces the entry's one artifact by {@code bytes}, recorded with {@code archs}. */

@@ -55,12 +55,32 @@ class DiskCacheTest {
         cache.writeBlob(sha, artifact);
         assertThat(cache.hasBlob(sha)).isTrue();
         Path back = dir.resolve("back");
-        assertThat(cache.readBlob(sha, back)).isTrue();
+        assertThat(cache.readBlob(sha, 7, back)).isTrue();
         assertThat(back).hasContent("archive");
-        assertThat(cache.readBlob(Digests.of("absent"), dir.resolve("none"))).isFalse();
+        assertThat(cache.readBlob(Digests.of("absent"), 1, dir.resolve("none"))).isFalse();
         try (Stream<Path> tmp = Files.list(cache.root().resolve("tmp"))) {
             assertThat(tmp).isEmpty();
         }
+    }
+
+    @Test
+    void aBlobOfAnotherSizeThanItsEntryRecordsIsRefusedAndLeavesNoFile() throws Exception {
+        DiskCache cache = DiskCache.open(dir.resolve("cache"), Clock.systemUTC());
+        Path artifact = Files.writeString(dir.resolve("lib.a"), "archive");
+        String sha = Digests.ofFile(artifact);
+        cache.writeBlob(sha, artifact);
+        Path back = dir.resolve("back");
+
+        assertThatThrownBy(() -> cache.readBlob(sha, 6, back)).isInstanceOf(CacheBackend.WrongSize.class)
+                .hasMessageContaining("is longer than 6 bytes, the size its entry records");
+        assertThat(back).doesNotExist();
+        assertThatThrownBy(() -> cache.readBlob(sha, 8, back)).isInstanceOf(CacheBackend.WrongSize.class)
+                .hasMessageContaining("is only 7 bytes long, not 8 bytes, the size its entry records");
+        assertThat(back).doesNotExist();
+        assertThatThrownBy(() -> cache.readBlob(sha, 0, back)).isInstanceOf(CacheBackend.WrongSize.class);
+        assertThat(back).doesNotExist();
+        assertThat(cache.readBlob(sha, 7, back)).isTrue();
+        assertThat(back).hasContent("archive");
     }
 
     @Test
@@ -86,7 +106,7 @@ class DiskCacheTest {
         Files.setOwner(cache.blobPath(sha), nobody);
         assertThat(cache.readAction(key)).isNull();
         assertThat(cache.hasBlob(sha)).isFalse();
-        assertThat(cache.readBlob(sha, dir.resolve("back"))).isFalse();
+        assertThat(cache.readBlob(sha, 7, dir.resolve("back"))).isFalse();
     }
 
     @Test

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -22,7 +23,9 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -36,6 +39,8 @@ class HttpCacheTest {
 
     private static final String KEY = "ab".repeat(32);
     private static final String SECRET = "s3cr3t-token-value";
+    /** What a body that "never ends" sends: far more than any bound, so that a client that reads it all fails. */
+    private static final long ENDLESS = 256L * 1024 * 1024;
 
     /** One request as the server saw it. */
     record Seen(String method, String path, String authorization, byte[] body) {
@@ -137,7 +142,7 @@ class HttpCacheTest {
 
         assertThat(cache.readAction(KEY)).isNull();
         assertThat(cache.hasBlob(KEY)).isFalse();
-        assertThat(cache.readBlob(KEY, into)).isFalse();
+        assertThat(cache.readBlob(KEY, 1, into)).isFalse();
         assertThat(into).as("no file is left for a blob that is not there").doesNotExist();
         cache.removeAction(KEY); // absent is not an error
         assertThat(seen).extracting(Seen::method, Seen::path).containsExactly(
@@ -163,7 +168,7 @@ class HttpCacheTest {
         assertThat(cache.readAction(KEY)).isEqualTo(entry);
         assertThat(cache.hasBlob(KEY)).isTrue();
         Path into = dir.resolve("copy");
-        assertThat(cache.readBlob(KEY, into)).isTrue();
+        assertThat(cache.readBlob(KEY, blob.length, into)).isTrue();
         assertThat(Files.readAllBytes(into)).isEqualTo(blob);
 
         cache.removeAction(KEY);
@@ -178,7 +183,7 @@ class HttpCacheTest {
         cache.writeBlob(KEY, Files.write(dir.resolve("a"), new byte[] {2}));
         cache.readAction(KEY);
         cache.hasBlob(KEY);
-        cache.readBlob(KEY, dir.resolve("b"));
+        cache.readBlob(KEY, 1, dir.resolve("b"));
         cache.removeAction(KEY);
 
         assertThat(seen).hasSize(6);
@@ -203,7 +208,7 @@ class HttpCacheTest {
                 .hasMessageContaining("GET").hasMessageContaining("500");
         assertThatThrownBy(() -> cache.hasBlob(KEY)).isInstanceOf(IOException.class)
                 .hasMessageContaining("HEAD").hasMessageContaining("500");
-        assertThatThrownBy(() -> cache.readBlob(KEY, dir.resolve("b"))).isInstanceOf(IOException.class)
+        assertThatThrownBy(() -> cache.readBlob(KEY, 1, dir.resolve("b"))).isInstanceOf(IOException.class)
                 .hasMessageContaining("GET").hasMessageContaining("500");
         assertThatThrownBy(() -> cache.removeAction(KEY)).isInstanceOf(IOException.class)
                 .hasMessageContaining("DELETE").hasMessageContaining("500");
@@ -288,9 +293,109 @@ class HttpCacheTest {
         long started = System.nanoTime();
         assertThatThrownBy(() -> cache.readAction(KEY)).isInstanceOf(IOException.class)
                 .hasMessageContaining("GET").hasMessageContaining("300 ms");
-        assertThatThrownBy(() -> cache.readBlob(KEY, dir.resolve("b"))).isInstanceOf(IOException.class)
+        assertThatThrownBy(() -> cache.readBlob(KEY, 1000, dir.resolve("b"))).isInstanceOf(IOException.class)
                 .hasMessageContaining("GET");
         assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(5));
+    }
+
+    /**
+     * Answers a {@code GET} of {@code path} with 200 and {@code length} bytes, declared in a Content-Length, or
+     * chunked without one when {@code declared} is false; what was written is counted in {@code sent}. The
+     * writing stops at the first failure, such as the client's hanging up.
+     */
+    private void stream(String path, long length, boolean declared, AtomicLong sent) {
+        override = x -> {
+            if (!x.getRequestMethod().equals("GET") || !x.getRequestURI().getRawPath().equals(path)) {
+                return false;
+            }
+            byte[] chunk = new byte[64 * 1024];
+            try {
+                x.sendResponseHeaders(200, declared ? length : 0);
+                OutputStream body = x.getResponseBody();
+                for (long left = length; left > 0; left -= chunk.length) {
+                    body.write(chunk, 0, (int) Math.min(chunk.length, left));
+                    sent.addAndGet(Math.min(chunk.length, left));
+                }
+                body.flush();
+            } catch (IOException e) {
+                // the client hung up: what it was sent is in sent
+            }
+            return true;
+        };
+    }
+
+    @Test
+    void anEntryLongerThanAnEntryMayBeIsRefusedByItsContentLengthWithoutReadingIt() {
+        AtomicLong sent = new AtomicLong();
+        stream("/team/cache/ac/" + KEY, ActionEntry.MAX_BYTES + 1L, true, sent);
+        HttpCache cache = cache(null, Duration.ofSeconds(20));
+
+        long started = System.nanoTime();
+        assertThatThrownBy(() -> cache.readAction(KEY)).isInstanceOf(CacheBackend.WrongSize.class)
+                .hasMessageContaining("GET /team/cache/ac/" + KEY)
+                .hasMessageContaining("Content-Length of " + (ActionEntry.MAX_BYTES + 1L) + " bytes")
+                .hasMessageContaining(ActionEntry.MAX_BYTES + " bytes, the most an entry may have");
+        assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(5));
+    }
+
+    @Test
+    void anEntryThatRunsPastTheBoundWithoutAContentLengthIsCutOff() {
+        AtomicLong sent = new AtomicLong();
+        stream("/team/cache/ac/" + KEY, ENDLESS, false, sent);
+        HttpCache cache = cache(null, Duration.ofSeconds(20));
+
+        long started = System.nanoTime();
+        assertThatThrownBy(() -> cache.readAction(KEY)).isInstanceOf(CacheBackend.WrongSize.class)
+                .hasMessageContaining("GET /team/cache/ac/" + KEY)
+                .hasMessageContaining("longer than " + ActionEntry.MAX_BYTES + " bytes, the most an entry may have");
+        assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(5));
+        assertThat(sent.get()).as("bytes the server got out before the client hung up").isLessThan(ENDLESS / 4);
+    }
+
+    @Test
+    void aBlobLongerOrShorterThanItsEntryRecordsIsRefusedAndLeavesNoFile(@TempDir Path dir) throws IOException {
+        byte[] blob = new byte[100_000];
+        stored.put("/team/cache/cas/" + KEY, blob);
+        HttpCache cache = cache(null, Duration.ofSeconds(20));
+        Path into = dir.resolve("blob");
+
+        assertThatThrownBy(() -> cache.readBlob(KEY, blob.length - 1, into)).isInstanceOf(CacheBackend.WrongSize.class)
+                .hasMessageContaining("GET /team/cache/cas/" + KEY).hasMessageContaining("Content-Length of 100000")
+                .hasMessageContaining("more than 99999 bytes, the size its entry records");
+        assertThat(into).doesNotExist();
+        assertThatThrownBy(() -> cache.readBlob(KEY, blob.length + 1, into)).isInstanceOf(CacheBackend.WrongSize.class)
+                .hasMessageContaining("fewer than 100001 bytes, the size its entry records");
+        assertThat(into).doesNotExist();
+
+        AtomicLong sent = new AtomicLong();
+        stream("/team/cache/cas/" + KEY, blob.length, false, sent);
+        assertThatThrownBy(() -> cache.readBlob(KEY, blob.length - 1, into)).isInstanceOf(CacheBackend.WrongSize.class)
+                .hasMessageContaining("longer than 99999 bytes, the size its entry records");
+        assertThat(into).doesNotExist();
+        assertThatThrownBy(() -> cache.readBlob(KEY, blob.length + 1, into)).isInstanceOf(CacheBackend.WrongSize.class)
+                .hasMessageContaining("ended after 100000 bytes, fewer than 100001 bytes, the size its entry records");
+        assertThat(into).doesNotExist();
+        assertThat(cache.readBlob(KEY, blob.length, into)).as("the size it has, without a Content-Length").isTrue();
+        assertThat(into).hasSize(blob.length);
+    }
+
+    @Test
+    void aBlobThatNeverEndsIsCutOffOneChunkPastItsSize(@TempDir Path dir) throws IOException {
+        AtomicLong sent = new AtomicLong();
+        stream("/team/cache/cas/" + KEY, ENDLESS, false, sent);
+        HttpCache cache = cache(null, Duration.ofSeconds(20));
+        Path into = dir.resolve("blob");
+
+        long started = System.nanoTime();
+        assertThatThrownBy(() -> cache.readBlob(KEY, 1024 * 1024, into)).isInstanceOf(CacheBackend.WrongSize.class)
+                .hasMessageContaining("GET /team/cache/cas/" + KEY)
+                .hasMessageContaining("longer than 1048576 bytes, the size its entry records");
+        assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(5));
+        assertThat(into).doesNotExist();
+        try (Stream<Path> left = Files.list(dir)) {
+            assertThat(left).as("files left in the folder").isEmpty();
+        }
+        assertThat(sent.get()).as("bytes the server got out before the client hung up").isLessThan(ENDLESS / 4);
     }
 
     @Test
