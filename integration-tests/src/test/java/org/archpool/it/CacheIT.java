@@ -114,6 +114,41 @@ class CacheIT {
         assertThat(verify.stdout()).contains("4 entries").contains("no problem");
     }
 
+    /**
+     * Issue 43: a header of an {@code include_directories} folder outside the project is not in the key, but the
+     * entry records it with what the build read of it; once it changed, the entry is not used and the job is built
+     * again, here failing as it does without a cache.
+     */
+    @Test
+    void aHeaderOutsideTheSourceFolderThatChangedIsAMissAndTheJobIsBuiltAgain() throws Exception {
+        Path outside = Files.createDirectories(dir.resolve("outside")).resolve("outside.h");
+        Files.writeString(outside, "#define OUTSIDE 1\n");
+        Path project = Files.createDirectories(dir.resolve("p/kernels"));
+        Files.writeString(project.resolve("CMakeLists.txt"), "cmake_minimum_required(VERSION 3.18)\n"
+                + "project(reads LANGUAGES CUDA)\ninclude_directories(" + outside.getParent() + ")\n"
+                + "add_library(reads SHARED kernels.cu)\n");
+        Files.writeString(project.resolve("kernels.cu"), "#include \"outside.h\"\n"
+                + "static_assert(OUTSIDE == 1, \"outside.h no longer says 1\");\n" + kernel("k"));
+        Path manifest = Archpool.manifest(dir.resolve("p"),
+                "{\"version\": 1, \"jobs\": [{\"id\": \"reads\", \"kind\": \"cmake\", \"sourceDir\": \"kernels\"}]}");
+        Path cache = dir.resolve("cache");
+
+        Archpool.Run cold = build(manifest, cache);
+        assertThat(cold.exitCode()).as(cold.toString()).isZero();
+        assertThat(statuses(report(manifest))).containsExactly("stored");
+
+        Files.writeString(outside, "#define OUTSIDE 2\n");
+        Archpool.deleteTree(dir.resolve("p/build"));
+        Archpool.Run changed = build(manifest, cache);
+
+        assertThat(changed.exitCode()).as(changed.toString()).isNotZero();
+        JsonNode job = report(manifest).path("jobs").get(0);
+        assertThat(job.path("outcome").asText()).as(job.toString()).isEqualTo("failed");
+        assertThat(job.path("cache").asText()).as(job.toString()).isEqualTo("miss");
+        assertThat(job.path("cacheNote").asText()).contains(outside + " changed");
+        assertThat(changed.stdout()).contains("cache: 0 restored");
+    }
+
     @Test
     void twoBuildsShareOneCacheAtOnce() throws Exception {
         Path cache = dir.resolve("cache");

@@ -26,12 +26,15 @@ import java.util.Objects;
  * @param phaseMs     how long each of its phases took ({@code configure}, {@code build}, {@code command},
  *                    {@code inspect}), in order
  * @param log         the job's log, or null when it was not kept
+ * @param reads       for a {@code cmake} job, the files its build read that the key does not cover, with their
+ *                    digests then ({@link ReadSet}); null for a {@code command} job, whose {@code inputs} are in
+ *                    the key
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @JsonIgnoreProperties(ignoreUnknown = true)
 public record ActionEntry(int keyVersion, String key, String jobId, String platform, List<String> archs,
                          long createdAtMs, long buildMs, Map<String, Long> phaseMs, List<StoredArtifact> artifacts,
-                         Blob log) {
+                         Blob log, ReadSet reads) {
 
     /**
      * The most bytes an entry's JSON may have, 4 MiB: a few hundred bytes an artifact, so room for thousands. A larger
@@ -63,6 +66,13 @@ public record ActionEntry(int keyVersion, String key, String jobId, String platf
         archs = archs == null ? List.of() : List.copyOf(archs);
         artifacts = artifacts == null ? List.of() : List.copyOf(artifacts);
         phaseMs = phaseMs == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(phaseMs));
+    }
+
+    /** An entry without a read set: a {@code command} job's. */
+    public ActionEntry(int keyVersion, String key, String jobId, String platform, List<String> archs,
+                       long createdAtMs, long buildMs, Map<String, Long> phaseMs, List<StoredArtifact> artifacts,
+                       Blob log) {
+        this(keyVersion, key, jobId, platform, archs, createdAtMs, buildMs, phaseMs, artifacts, log, null);
     }
 
     public byte[] toJson() {
@@ -99,6 +109,9 @@ public record ActionEntry(int keyVersion, String key, String jobId, String platf
         }
         if (e.log() != null && (!Digests.isDigest(e.log().sha256()) || e.log().size() < 0)) {
             throw new IOException("the entry's log has no valid digest or size");
+        }
+        if (e.reads() != null && !e.reads().isWellFormed()) {
+            throw new IOException("the entry's read set lists a file without an absolute path or digest");
         }
         return e;
     }

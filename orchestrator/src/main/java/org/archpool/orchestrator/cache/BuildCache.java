@@ -3,6 +3,7 @@ package org.archpool.orchestrator.cache;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Instant;
@@ -18,10 +19,12 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
+import org.archpool.orchestrator.tool.ToolRunner;
 import org.archpool.orchestrator.toolchain.ConcreteJob;
 import org.archpool.orchestrator.verify.ArtifactJudge;
 import org.archpool.orchestrator.verify.Verdict;
 import org.archpool.protocol.Artifact;
+import org.archpool.protocol.CmakeJob;
 import org.archpool.protocol.CommandJob;
 import org.archpool.protocol.JobSpec;
 import org.archpool.protocol.Platform;
@@ -46,6 +49,7 @@ public final class BuildCache implements AutoCloseable {
     private final Map<Platform, Supplier<ToolchainIdentity>> toolchains = new EnumMap<>(Platform.class);
     private final FileHashes hashes;
     private final JobInputs inputs;
+    private final NinjaReads reads;
     private final String path;
     private final Map<String, String> environment;
     private final ArtifactJudge strict;
@@ -65,11 +69,13 @@ public final class BuildCache implements AutoCloseable {
      * @param environment  the environment jobs inherit: the {@code PATH} their programs are found on, and the values of
      *                     the variables their CMake files read
      * @param strict       judges restored GPU code: strict verification at least, whatever {@code --verify} says
+     * @param tools        runs {@code ninja -t deps} for what a {@code cmake} job's build read ({@link NinjaReads})
      * @param notes        told once of a cache that stopped working, for the console and the coordinator's log
      */
     public BuildCache(DiskCache local, CacheBackend remote, boolean remoteWrites,
                       Function<Platform, ToolchainIdentity> toolchain, FileHashes hashes,
-                      Map<String, String> environment, ArtifactJudge strict, Clock clock, Consumer<String> notes) {
+                      Map<String, String> environment, ArtifactJudge strict, ToolRunner tools, Clock clock,
+                      Consumer<String> notes) {
         this.local = local;
         this.remote = remote;
         this.remoteWrites = remoteWrites;
@@ -78,6 +84,7 @@ public final class BuildCache implements AutoCloseable {
         }
         this.hashes = hashes;
         this.inputs = new JobInputs(hashes);
+        this.reads = new NinjaReads(tools);
         this.path = environment.get("PATH");
         this.environment = Map.copyOf(environment);
         this.strict = strict;
@@ -98,7 +105,7 @@ public final class BuildCache implements AutoCloseable {
 
     /**
      * Looks the job up; on a hit its artifacts are in place and {@code logFile} holds the log of the build that
-     * made them.
+     * made them. An entry whose {@link ReadSet} names a file that changed is a miss that says which, and is kept.
      */
     public CacheLookup lookup(ConcreteJob concrete, Path logFile) {
         long started = clock.millis();
@@ -113,11 +120,14 @@ public final class BuildCache implements AutoCloseable {
         ActionKey key = ActionKey.of(concrete, target, toolchains.get(target.platform()).get(), read.sha256(), program,
                 environmentRead(concrete, read.environmentRead()));
         String rejected = null;
+        String outdated = null;
         byte[] bytes = readAction(local, key.sha256(), false);
         if (bytes != null) {
             try {
                 Restored r = restore(job, target, key, bytes, local::readBlob, logFile, false);
                 return new CacheLookup.Hit(key, r.artifacts(), false, clock.millis() - started);
+            } catch (Outdated o) {
+                outdated = o.getMessage();
             } catch (EntryRestorer.Refused r) {
                 rejected = r.getMessage();
                 evict(local, key.sha256(), r.damagedBlob);
@@ -133,6 +143,8 @@ public final class BuildCache implements AutoCloseable {
                     Restored r = restore(job, target, key, bytes, this::remoteBlob, logFile, true);
                     keepLocally(key, bytes, r.entry());
                     return new CacheLookup.Hit(key, r.artifacts(), true, clock.millis() - started);
+                } catch (Outdated o) {
+                    outdated = outdated == null ? o.getMessage() : outdated;
                 } catch (EntryRestorer.Refused r) {
                     rejected = (rejected == null ? "" : rejected + "; and the remote's: ") + r.getMessage();
                     if (r.damagedBlob != null) {
@@ -147,10 +159,20 @@ public final class BuildCache implements AutoCloseable {
                 }
             }
         }
-        return new CacheLookup.Miss(key, target, rejected);
+        return new CacheLookup.Miss(key, target, rejected, outdated);
     }
 
     private record Restored(ActionEntry entry, List<Artifact> artifacts) {
+    }
+
+    /**
+     * A sound entry that is not used: a file its build read outside the key is not what it was ({@link ReadSet}). It
+     * is not evicted (the job's next build writes over it; a file changed back makes it a hit again).
+     */
+    private static final class Outdated extends Exception {
+        Outdated(String change) {
+            super(change);
+        }
     }
 
     /** Each of {@code names} with the value the job's processes get (null for none), as a worker gives it them. */
@@ -165,7 +187,8 @@ public final class BuildCache implements AutoCloseable {
     }
 
     private Restored restore(JobSpec job, Target target, ActionKey key, byte[] bytes, EntryRestorer.BlobSource blobs,
-                                Path logFile, boolean remoteEntry) throws EntryRestorer.Refused, IOException {
+                                Path logFile, boolean remoteEntry)
+            throws EntryRestorer.Refused, Outdated, IOException {
         ActionEntry entry;
         try {
             entry = ActionEntry.fromJson(bytes, key.sha256());
@@ -176,6 +199,15 @@ public final class BuildCache implements AutoCloseable {
         if (!target.platform().wireName().equals(entry.platform()) || !archs.equals(entry.archs())) {
             throw new EntryRestorer.Refused("the entry was stored for " + entry.platform() + " " + entry.archs()
                     + ", not for this build's target " + target.platform().wireName() + " " + archs, null);
+        }
+        if (job instanceof CmakeJob && entry.reads() == null) {
+            throw new EntryRestorer.Refused("the entry of a cmake job does not record what its build read", null);
+        }
+        if (entry.reads() != null) {
+            Optional<String> change = entry.reads().firstChange(hashes);
+            if (change.isPresent()) {
+                throw new Outdated(change.get());
+            }
         }
         List<Artifact> restored = restorer.restore(job, target, entry, blobs);
         String header = "archpool: " + job.id() + " restored from the " + (remoteEntry ? "remote " : "")
@@ -188,7 +220,9 @@ public final class BuildCache implements AutoCloseable {
 
     /**
      * Stores a job that succeeded and passed its verification; its artifacts must also pass strict verification
-     * and have been read completely, since a hit is judged that way.
+     * and have been read completely, since a hit is judged that way. A {@code cmake} job is stored with its
+     * {@link ReadSet}, the files its build read outside its source and build folders ({@link NinjaReads}), or not at
+     * all when that cannot be known.
      *
      * @param buildMs how long the job took, recorded for the logs of later hits
      * @param phaseMs how long each of its phases took, in order
@@ -200,10 +234,26 @@ public final class BuildCache implements AutoCloseable {
         Target target = miss.target();
         String reason = notStorable(job, target, artifacts);
         if (reason != null) {
-            return new CacheResult(built, key, join(miss.rejected(), "not stored: " + reason));
+            return new CacheResult(built, key, join(miss.note(), "not stored: " + reason));
         }
         if (!localWritable) {
-            return new CacheResult(built, key, join(miss.rejected(), "not stored: the cache folder cannot be written"));
+            return new CacheResult(built, key, join(miss.note(), "not stored: the cache folder cannot be written"));
+        }
+        ReadSet read = null;
+        if (job instanceof CmakeJob cmake) {
+            NinjaReads.Found found = reads.collect(cmake);
+            if (found instanceof NinjaReads.Found.Unknown u) {
+                return new CacheResult(built, key, join(miss.note(), "not stored: " + u.reason()));
+            }
+            try {
+                read = ReadSet.hash(((NinjaReads.Found.Files) found).paths(), hashes);
+            } catch (NoSuchFileException e) {
+                return new CacheResult(built, key, join(miss.note(), "not stored: " + e.getFile()
+                        + ", which its build read, is gone"));
+            } catch (IOException e) {
+                return new CacheResult(built, key, join(miss.note(), "not stored: a file its build read could not"
+                        + " be hashed (" + e.getMessage() + ")"));
+            }
         }
         List<ActionEntry.StoredArtifact> stored = new ArrayList<>();
         ActionEntry entry;
@@ -224,17 +274,17 @@ public final class BuildCache implements AutoCloseable {
             }
             entry = new ActionEntry(ActionKey.VERSION, key, job.id(), target.platform().wireName(),
                     List.copyOf(new TreeSet<>(target.archs())), clock.millis(), buildMs, phaseMs, stored,
-                    log);
+                    log, read);
             json = entry.toJson();
             if (json.length > ActionEntry.MAX_BYTES) {
                 // no cache would hand it back: a remote's answer is cut off at that size
-                return new CacheResult(built, key, join(miss.rejected(), "not stored: its entry would be "
+                return new CacheResult(built, key, join(miss.note(), "not stored: its entry would be "
                         + json.length + " bytes, more than the " + ActionEntry.MAX_BYTES + " an entry may have"));
             }
             local.writeAction(key, json);
         } catch (IOException | RuntimeException e) {
             localFailed(e);
-            return new CacheResult(built, key, join(miss.rejected(), "not stored: " + e.getMessage()));
+            return new CacheResult(built, key, join(miss.note(), "not stored: " + e.getMessage()));
         }
         if (remote != null && remoteWrites && remoteUp) {
             try {
@@ -250,7 +300,7 @@ public final class BuildCache implements AutoCloseable {
             }
         }
         return new CacheResult(miss.rejected() != null ? CacheStatus.REJECTED : CacheStatus.STORED, key,
-                miss.rejected());
+                miss.note());
     }
 
     /**

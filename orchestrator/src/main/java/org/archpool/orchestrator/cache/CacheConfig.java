@@ -21,7 +21,7 @@ import org.archpool.protocol.Target;
  * @param remoteWrites whether built jobs are stored on the remote too
  * @param maxSizeBytes prune the local cache to this size after the session; null to leave it
  * @param environment  the environment jobs inherit
- * @param tools        runs the toolchain's {@code --version}
+ * @param tools        runs the toolchain's {@code --version}, and {@code ninja -t deps} after a {@code cmake} job
  */
 public record CacheConfig(Path folder, CacheBackend remote, boolean remoteWrites, Long maxSizeBytes,
                           Map<String, String> environment, ToolRunner tools, Clock clock) {
@@ -58,6 +58,6 @@ public record CacheConfig(Path folder, CacheBackend remote, boolean remoteWrites
                     }
                     return identity;
                 }, hashes, environment,
-                new ArtifactVerifier(new Verification(policy, verification.forbidHostcall())), clock, notes);
+                new ArtifactVerifier(new Verification(policy, verification.forbidHostcall())), tools, clock, notes);
     }
 }

@@ -16,8 +16,24 @@ public sealed interface CacheLookup {
      *
      * @param target   the target the job is built for, which a stored entry records
      * @param rejected why an entry found under the key was refused (and evicted), or null when there was none
+     * @param outdated why an entry found under the key was not used though it is sound: a file its build read outside
+     *                 the key changed ({@code <path> changed}, {@code <path> is gone}); null when there was none
      */
-    record Miss(ActionKey key, Target target, String rejected) implements CacheLookup {
+    record Miss(ActionKey key, Target target, String rejected, String outdated) implements CacheLookup {
+
+        /** A miss without an outdated entry. */
+        public Miss(ActionKey key, Target target, String rejected) {
+            this(key, target, rejected, null);
+        }
+
+        /** What the report says of the miss: why an entry was refused or not used; null when none was found. */
+        public String note() {
+            if (outdated == null) {
+                return rejected;
+            }
+            String stale = "the entry's build read a file that has changed since: " + outdated;
+            return rejected == null ? stale : rejected + "; " + stale;
+        }
     }
 
     /**

@@ -102,7 +102,7 @@ final class JobRun {
                     built.logPath() == null ? null : Path.of(built.logPath())));
         }
         return built.withCache(new CacheResult(miss.rejected() != null ? CacheStatus.REJECTED : CacheStatus.MISS,
-                miss.key().sha256(), miss.rejected()));
+                miss.key().sha256(), miss.note()));
     }
 
     /**

@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
+import org.archpool.orchestrator.tool.ToolRunner;
 import org.archpool.orchestrator.toolchain.ConcreteJob;
 import org.archpool.orchestrator.toolchain.JobPlanner;
 import org.archpool.orchestrator.verify.ArtifactVerifier;
@@ -29,6 +30,11 @@ import org.junit.jupiter.api.io.TempDir;
 class BuildCacheTest {
 
     private static final Target CUDA_90 = new Target(Platform.CUDA, List.of("90"));
+
+    /** For caches that run no tool: their jobs are command jobs, or only looked up. */
+    static final ToolRunner NO_TOOLS = (command, timeout) -> {
+        throw new AssertionError("no tool is run here: " + command);
+    };
 
     @TempDir
     static Path binaries;
@@ -73,8 +79,8 @@ class BuildCacheTest {
     private BuildCache newCache(CacheBackend remote) {
         return new BuildCache(disk, remote, remote != null,
                 platform -> new ToolchainIdentity(Digests.of("nvcc 13.0"), List.of()), new FileHashes(null, Clock.systemUTC()),
-                Map.of("PATH", System.getenv("PATH")), new ArtifactVerifier(VerifyPolicy.STRICT), Clock.systemUTC(),
-                notes::add);
+                Map.of("PATH", System.getenv("PATH")), new ArtifactVerifier(VerifyPolicy.STRICT), NO_TOOLS,
+                Clock.systemUTC(), notes::add);
     }
 
     private ConcreteJob concrete(CommandJob j, Target target) {

@@ -31,7 +31,7 @@ class EnvironmentReadTest {
         BuildCache cache = new BuildCache(DiskCache.open(dir.resolve("cache"), Clock.systemUTC()), null, false,
                 platform -> new ToolchainIdentity(Digests.of("nvcc 13.0"), List.of()),
                 new FileHashes(null, Clock.systemUTC()), environment, new ArtifactVerifier(VerifyPolicy.STRICT),
-                Clock.systemUTC(), note -> { });
+                BuildCacheTest.NO_TOOLS, Clock.systemUTC(), note -> { });
         CacheLookup lookup = cache.lookup(JobPlanner.standard().plan(job, CUDA_90, 1), dir.resolve("k.log"));
         assertThat(lookup).isInstanceOf(CacheLookup.Miss.class);
         return ((CacheLookup.Miss) lookup).key().sha256();

@@ -60,7 +60,8 @@ class ForgedEntryTest {
         cache = new BuildCache(disk, null, false,
                 platform -> new ToolchainIdentity(Digests.of("nvcc 13.0"), List.of()),
                 new FileHashes(null, Clock.systemUTC()), Map.of("PATH", System.getenv("PATH")),
-                new ArtifactVerifier(VerifyPolicy.STRICT), Clock.systemUTC(), note -> { });
+                new ArtifactVerifier(VerifyPolicy.STRICT), BuildCacheTest.NO_TOOLS, Clock.systemUTC(),
+                note -> { });
     }
 
     /** A command job naming its output, as the reproduction's {@code nvcc … -o k.o}. */

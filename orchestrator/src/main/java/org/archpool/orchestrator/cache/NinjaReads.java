@@ -1,0 +1,150 @@
+package org.archpool.orchestrator.cache;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Deque;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.SortedSet;
+import java.util.TreeSet;
+import java.util.regex.Pattern;
+import org.archpool.orchestrator.tool.ToolOutput;
+import org.archpool.orchestrator.tool.ToolRunner;
+import org.archpool.protocol.CmakeJob;
+
+/**
+ * The files a {@code cmake} job's build read that its key does not cover, from the build's own records once it has
+ * built: Ninja's deps log ({@code ninja -C BUILD -t deps}: the headers each object was compiled from, as the compiler
+ * reported them) and the inputs of the edges of {@code build.ninja} ({@link NinjaManifest}). Of those, every file
+ * outside the job's {@code sourceDir} (whose files the key holds) and outside its build folder (what the build
+ * wrote) is kept, system headers and CMake's own modules included. A build folder of another generator, a
+ * {@code ninja} that cannot be run and records that cannot be read leave what the build read unknown, with the
+ * reason: such a job is not stored, since a hit that could be wrong is worse than none.
+ */
+public final class NinjaReads {
+
+    /** How long {@code ninja -t deps} may take; it reads one file. */
+    static final Duration DEPS_TIMEOUT = Duration.ofMinutes(2);
+
+    /** The line that heads one output's dependencies in {@code ninja -t deps}. */
+    private static final Pattern DEPS_HEAD = Pattern.compile(".*: #deps \\d+, deps mtime \\d+ \\((VALID|STALE)\\)");
+
+    /** What the build read outside the key's files, or why that is not known. */
+    public sealed interface Found {
+        /** @param paths absolute, normalized and sorted; the files themselves, not folders */
+        record Files(SortedSet<Path> paths) implements Found {
+            public Files {
+                paths = Collections.unmodifiableSortedSet(new TreeSet<>(paths));
+            }
+        }
+
+        record Unknown(String reason) implements Found {
+        }
+    }
+
+    private final ToolRunner tools;
+
+    /** @param tools runs {@code ninja -t deps} */
+    public NinjaReads(ToolRunner tools) {
+        this.tools = tools;
+    }
+
+    /** What {@code job}'s last build read outside its source and build folders. */
+    public Found collect(CmakeJob job) {
+        Path buildDir = Path.of(job.buildDir()).toAbsolutePath().normalize();
+        Path manifest = buildDir.resolve("build.ninja");
+        if (!Files.isRegularFile(manifest)) {
+            return new Found.Unknown("what the build read outside its source folder is known only from Ninja's"
+                    + " records, and its build folder has no build.ninja (generator " + job.generator() + ")");
+        }
+        Set<Path> named = new LinkedHashSet<>();
+        try {
+            for (String input : manifestInputs(manifest, buildDir)) {
+                named.add(buildDir.resolve(input).normalize());
+            }
+        } catch (IOException e) {
+            return new Found.Unknown("its build.ninja could not be read: " + e.getMessage());
+        } catch (NinjaManifest.Malformed e) {
+            return new Found.Unknown("its build.ninja could not be parsed: " + e.getMessage());
+        }
+        ToolOutput deps = tools.run(List.of("ninja", "-C", buildDir.toString(), "-t", "deps"), DEPS_TIMEOUT);
+        if (deps.status() != ToolOutput.Status.EXITED || deps.exitCode() != 0) {
+            return new Found.Unknown("ninja -t deps did not list the headers it read ("
+                    + (deps.status() == ToolOutput.Status.EXITED ? "exit " + deps.exitCode() + ": "
+                    + deps.stderr().strip() : deps.problem()) + ")");
+        }
+        try {
+            named.addAll(depsLog(deps.stdout(), buildDir));
+        } catch (NinjaManifest.Malformed e) {
+            return new Found.Unknown("the output of ninja -t deps could not be parsed: " + e.getMessage());
+        }
+        return new Found.Files(outside(named, List.of(Path.of(job.sourceDir()), buildDir)));
+    }
+
+    /** The inputs of {@code manifest} and of every manifest it includes, as they are written. */
+    private static List<String> manifestInputs(Path manifest, Path buildDir)
+            throws IOException, NinjaManifest.Malformed {
+        List<String> inputs = new ArrayList<>();
+        Deque<Path> toRead = new ArrayDeque<>(List.of(manifest));
+        Set<Path> read = new HashSet<>();
+        while (!toRead.isEmpty()) {
+            Path next = toRead.pop();
+            if (read.add(next)) {
+                NinjaManifest m = NinjaManifest.parse(Files.readString(next, StandardCharsets.UTF_8));
+                inputs.addAll(m.inputs());
+                m.includes().forEach(include -> toRead.add(buildDir.resolve(include).normalize()));
+            }
+        }
+        return inputs;
+    }
+
+    /**
+     * The files {@code ninja -t deps} lists, resolved against the build folder: a head line per output
+     * ({@code out.o: #deps 3, deps mtime 1 (VALID)}) then its dependencies, each on a line of its own indented by
+     * four spaces.
+     */
+    static Set<Path> depsLog(String output, Path buildDir) throws NinjaManifest.Malformed {
+        Set<Path> files = new LinkedHashSet<>();
+        for (String line : output.split("\n")) {
+            if (line.startsWith("    ")) {
+                files.add(buildDir.resolve(line.substring(4)).normalize());
+            } else if (!line.isBlank() && !DEPS_HEAD.matcher(line).matches()
+                    && !line.startsWith("ninja: Entering directory")) {
+                throw new NinjaManifest.Malformed("an unexpected line: " + line);
+            }
+        }
+        return files;
+    }
+
+    /**
+     * Of {@code named}, the files under none of {@code folders} (each also as its real path, since a compiler may
+     * name a file either way), folders left out.
+     */
+    static SortedSet<Path> outside(Set<Path> named, List<Path> folders) {
+        List<Path> covered = new ArrayList<>();
+        for (Path folder : folders) {
+            Path absolute = folder.toAbsolutePath().normalize();
+            covered.add(absolute);
+            try {
+                covered.add(absolute.toRealPath());
+            } catch (IOException e) {
+                // a folder that is gone has no other name to leave out
+            }
+        }
+        SortedSet<Path> kept = new TreeSet<>();
+        for (Path path : named) {
+            if (covered.stream().noneMatch(path::startsWith) && !Files.isDirectory(path)) {
+                kept.add(path);
+            }
+        }
+        return kept;
+    }
+}

@@ -1,0 +1,80 @@
+package org.archpool.orchestrator.cache;
+
+import com.fasterxml.jackson.annotation.JsonIgnore;
+import java.io.IOException;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.TreeSet;
+
+/**
+ * The files a build read that its key does not cover (for a {@code cmake} job: those outside its {@code sourceDir}
+ * and its build folder, as {@link NinjaReads} finds them), each with the SHA-256 it had when the entry was stored.
+ * A hit is taken only while every one of them still has that digest ({@link #firstChange}).
+ *
+ * @param files sorted by path, each listed once
+ */
+public record ReadSet(List<Read> files) {
+
+    /** One file the build read: its absolute path as the build named it, and the digest of what it leads to. */
+    public record Read(String path, String sha256) {
+        public Read {
+            Objects.requireNonNull(path, "path");
+            Objects.requireNonNull(sha256, "sha256");
+        }
+    }
+
+    public ReadSet {
+        files = files == null ? List.of() : List.copyOf(files);
+    }
+
+    /**
+     * The digests of {@code paths} now.
+     *
+     * @throws IOException when one cannot be read ({@link NoSuchFileException} for one that is gone)
+     */
+    public static ReadSet hash(Collection<Path> paths, FileHashes hashes) throws IOException {
+        List<Read> files = new ArrayList<>();
+        for (Path path : new TreeSet<>(paths)) {
+            files.add(new Read(path.toString(), digest(path, hashes)));
+        }
+        return new ReadSet(files);
+    }
+
+    /**
+     * The first recorded file whose contents are not what they were, as the reason for a miss ({@code <path>
+     * changed}, {@code <path> is gone}, {@code <path> cannot be read: …}); empty when none changed.
+     */
+    public Optional<String> firstChange(FileHashes hashes) {
+        for (Read read : files) {
+            try {
+                if (!digest(Path.of(read.path()), hashes).equals(read.sha256())) {
+                    return Optional.of(read.path() + " changed");
+                }
+            } catch (NoSuchFileException e) {
+                return Optional.of(read.path() + " is gone");
+            } catch (IOException e) {
+                return Optional.of(read.path() + " cannot be read: " + e.getMessage());
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** Whether every path is absolute and every digest one, as an entry read from a cache must have them. */
+    @JsonIgnore
+    public boolean isWellFormed() {
+        return files.stream().allMatch(r -> r.path().startsWith("/") && Digests.isDigest(r.sha256()));
+    }
+
+    /**
+     * The digest of what {@code path} leads to: a link is followed to its file, since {@link FileHashes} remembers a
+     * file by its own stat, which a link's stat would not change with.
+     */
+    private static String digest(Path path, FileHashes hashes) throws IOException {
+        return hashes.digest(path.toRealPath());
+    }
+}
