@@ -376,4 +376,40 @@ class CacheIT {
         assertThat(both.exitCode()).isEqualTo(2);
         assertThat(both.stderr()).contains("--no-cache turns the build cache off");
     }
+
+    /**
+     * A header that appears, after the build, in an include folder searched before the one that gave the header the
+     * build read: no file the build read changed, yet the compile would now take the new one (ccache's direct mode
+     * hands back the old object here). A miss, and the job built again.
+     */
+    @Test
+    void aNewHeaderInAnEarlierIncludeFolderIsAMissAndTheJobIsBuiltAgain() throws Exception {
+        Path first = Files.createDirectories(dir.resolve("first"));
+        Path second = Files.createDirectories(dir.resolve("second"));
+        Files.writeString(second.resolve("outside.h"), "#define OUTSIDE 1\n");
+        Path project = Files.createDirectories(dir.resolve("p/kernels"));
+        Files.writeString(project.resolve("CMakeLists.txt"), "cmake_minimum_required(VERSION 3.18)\n"
+                + "project(shadow LANGUAGES CUDA)\ninclude_directories(" + first + " " + second + ")\n"
+                + "add_library(shadow SHARED kernels.cu)\n");
+        Files.writeString(project.resolve("kernels.cu"), "#include \"outside.h\"\n"
+                + "static_assert(OUTSIDE == 1, \"another outside.h came first\");\n" + kernel("k"));
+        Path manifest = Archpool.manifest(dir.resolve("p"),
+                "{\"version\": 1, \"jobs\": [{\"id\": \"shadow\", \"kind\": \"cmake\", \"sourceDir\": \"kernels\"}]}");
+        Path cache = dir.resolve("cache");
+
+        Archpool.Run cold = build(manifest, cache);
+        assertThat(cold.exitCode()).as(cold.toString()).isZero();
+        assertThat(statuses(report(manifest))).containsExactly("stored");
+
+        Files.writeString(first.resolve("outside.h"), "#define OUTSIDE 2\n");
+        Archpool.deleteTree(dir.resolve("p/build"));
+        Archpool.Run shadowed = build(manifest, cache);
+
+        assertThat(shadowed.exitCode()).as(shadowed.toString()).isNotZero();
+        JsonNode job = report(manifest).path("jobs").get(0);
+        assertThat(job.path("outcome").asText()).as(job.toString()).isEqualTo("failed");
+        assertThat(job.path("cache").asText()).as(job.toString()).isEqualTo("miss");
+        assertThat(job.path("cacheNote").asText()).contains("a new file " + first.resolve("outside.h")
+                + " may take the place of the header outside.h");
+    }
 }

@@ -29,7 +29,7 @@ public record ActionKey(String sha256, String document) {
      * Changes whenever what a key or its entry covers changes, so that old entries are never read as new ones: 3 since
      * an entry of a {@code cmake} job holds the files its build read outside its source folder ({@link ReadSet}).
      */
-    public static final int VERSION = 3;
+    public static final int VERSION = 4;
 
     private static final ObjectMapper CANONICAL = new ObjectMapper()
             .configure(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS, true);

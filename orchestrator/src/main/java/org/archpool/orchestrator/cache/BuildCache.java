@@ -246,7 +246,13 @@ public final class BuildCache implements AutoCloseable {
                 return new CacheResult(built, key, join(miss.note(), "not stored: " + u.reason()));
             }
             try {
-                read = ReadSet.hash(((NinjaReads.Found.Files) found).paths(), hashes);
+                Set<Path> paths = ((NinjaReads.Found.Files) found).paths();
+                Path buildDir = Path.of(cmake.buildDir()).toAbsolutePath().normalize();
+                read = ReadSet.hash(paths, hashes).withShadows(ShadowProbes.of(IncludeFolders.ofBuildTree(buildDir),
+                        paths, List.of(Path.of(cmake.sourceDir()), buildDir)));
+            } catch (NinjaManifest.Malformed e) {
+                return new CacheResult(built, key, join(miss.note(), "not stored: its build.ninja could not be"
+                        + " parsed for its include folders (" + e.getMessage() + ")"));
             } catch (NoSuchFileException e) {
                 return new CacheResult(built, key, join(miss.note(), "not stored: " + e.getFile()
                         + ", which its build read, is gone"));

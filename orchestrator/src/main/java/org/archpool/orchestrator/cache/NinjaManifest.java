@@ -15,10 +15,12 @@ import java.util.regex.Pattern;
  * as written, relative to the build folder or absolute, with Ninja's escapes ({@code $ }, {@code $:}, {@code $$},
  * {@code $} at the end of a line) undone and the manifest's top-level variables expanded.
  *
- * @param inputs   every edge's explicit and implicit inputs, in the order they appear
- * @param includes the manifests it includes
+ * @param inputs       every edge's explicit and implicit inputs, in the order they appear
+ * @param includes     the manifests it includes
+ * @param includeFlags the value of every edge's {@code INCLUDES} binding (CMake's include flags of a compile,
+ *                     {@code -I/abs/include -isystem /other}), in the order they appear
  */
-public record NinjaManifest(List<String> inputs, List<String> includes) {
+public record NinjaManifest(List<String> inputs, List<String> includes, List<String> includeFlags) {
 
     /** A manifest that cannot be read as one: the build's inputs are then unknown. */
     public static final class Malformed extends Exception {
@@ -28,6 +30,8 @@ public record NinjaManifest(List<String> inputs, List<String> includes) {
     }
 
     private static final Pattern BINDING = Pattern.compile("([A-Za-z0-9_.-]+)\\s*=\\s*(.*)");
+    /** An edge's binding of its include flags: indented under its {@code build} line. */
+    private static final Pattern EDGE_INCLUDES = Pattern.compile("\\s+INCLUDES\\s*=\\s*(.*)");
     private static final Pattern VARIABLE = Pattern.compile("\\{([A-Za-z0-9_.-]+)}|([A-Za-z0-9_-]+)");
 
     /** A separator of an edge: {@code :}, {@code |}, {@code ||} and {@code |@}. */
@@ -36,15 +40,20 @@ public record NinjaManifest(List<String> inputs, List<String> includes) {
     public NinjaManifest {
         inputs = List.copyOf(inputs);
         includes = List.copyOf(includes);
+        includeFlags = List.copyOf(includeFlags);
     }
 
     /** Reads a manifest's text. */
     public static NinjaManifest parse(String text) throws Malformed {
         List<String> inputs = new ArrayList<>();
         List<String> includes = new ArrayList<>();
+        List<String> includeFlags = new ArrayList<>();
         Map<String, String> variables = new HashMap<>();
         for (String line : logicalLines(text)) {
-            if (line.startsWith("build ")) {
+            Matcher edgeBinding = EDGE_INCLUDES.matcher(line);
+            if (edgeBinding.matches()) {
+                includeFlags.add(path(edgeBinding.group(1), variables));
+            } else if (line.startsWith("build ")) {
                 edgeInputs(line.substring("build ".length()), variables, inputs);
             } else if (line.startsWith("include ") || line.startsWith("subninja ")) {
                 includes.add(path(line.substring(line.indexOf(' ') + 1).strip(), variables));
@@ -60,7 +69,7 @@ public record NinjaManifest(List<String> inputs, List<String> includes) {
                 }
             }
         }
-        return new NinjaManifest(inputs, includes);
+        return new NinjaManifest(inputs, includes, includeFlags);
     }
 
     /** The lines of the text, a line that ends with an unescaped {@code $} joined with the next. */

@@ -14,11 +14,13 @@ import java.util.TreeSet;
 /**
  * The files a build read that its key does not cover (for a {@code cmake} job: those outside its {@code sourceDir}
  * and its build folder, as {@link NinjaReads} finds them), each with the SHA-256 it had when the entry was stored.
- * A hit is taken only while every one of them still has that digest ({@link #firstChange}).
+ * A hit is taken only while every one of them still has that digest, and no new file appeared where it would take
+ * the place of a header read ({@link ShadowProbes}; {@link #firstChange}).
  *
- * @param files sorted by path, each listed once
+ * @param files   sorted by path, each listed once
+ * @param shadows where no new header may appear
  */
-public record ReadSet(List<Read> files) {
+public record ReadSet(List<Read> files, ShadowProbes shadows) {
 
     /** One file the build read: its absolute path as the build named it, and the digest of what it leads to. */
     public record Read(String path, String sha256) {
@@ -30,6 +32,12 @@ public record ReadSet(List<Read> files) {
 
     public ReadSet {
         files = files == null ? List.of() : List.copyOf(files);
+        shadows = shadows == null ? ShadowProbes.NONE : shadows;
+    }
+
+    /** The same files, and the places where no new header may appear. */
+    public ReadSet withShadows(ShadowProbes probes) {
+        return new ReadSet(files, probes);
     }
 
     /**
@@ -42,7 +50,7 @@ public record ReadSet(List<Read> files) {
         for (Path path : new TreeSet<>(paths)) {
             files.add(new Read(path.toString(), digest(path, hashes)));
         }
-        return new ReadSet(files);
+        return new ReadSet(files, ShadowProbes.NONE);
     }
 
     /**
@@ -61,13 +69,17 @@ public record ReadSet(List<Read> files) {
                 return Optional.of(read.path() + " cannot be read: " + e.getMessage());
             }
         }
-        return Optional.empty();
+        return shadows.firstAppeared();
     }
 
     /** Whether every path is absolute and every digest one, as an entry read from a cache must have them. */
     @JsonIgnore
     public boolean isWellFormed() {
-        return files.stream().allMatch(r -> r.path().startsWith("/") && Digests.isDigest(r.sha256()));
+        return files.stream().allMatch(r -> r.path().startsWith("/") && Digests.isDigest(r.sha256()))
+                && shadows.folders().stream().allMatch(f -> f.startsWith("/"))
+                && shadows.present().stream().allMatch(f -> f.startsWith("/"))
+                && shadows.names().stream().allMatch(n -> !n.startsWith("/") && !Path.of(n).normalize()
+                .startsWith("..") && !n.isEmpty());
     }
 
     /**

@@ -1,0 +1,96 @@
+package org.archpool.orchestrator.cache;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The folders a build's compiles search for headers, from CMake's include flags ({@code -I}, {@code -isystem},
+ * {@code -iquote}, {@code -idirafter}, nvcc's {@code --include-path}/{@code -I} and their joined forms), in the
+ * order of first appearance; relative ones resolved against the build folder. The compiler's own folders
+ * ({@code /usr/include}, the CUDA toolkit's) are not among them: no flag names them.
+ */
+public final class IncludeFolders {
+
+    private static final List<String> SEPARATE = List.of("-I", "-isystem", "-iquote", "-idirafter", "--include-path");
+    private static final List<String> JOINED = List.of("-isystem", "-iquote", "-idirafter", "--include-path=", "-I");
+
+    private IncludeFolders() {
+    }
+
+    /**
+     * The include folders of the compiles in {@code buildDir}: from its {@code build.ninja} (each edge's
+     * {@code INCLUDES}); none for a build folder of another generator.
+     *
+     * @throws NinjaManifest.Malformed when its {@code build.ninja} cannot be read as one
+     */
+    public static List<Path> ofBuildTree(Path buildDir) throws IOException, NinjaManifest.Malformed {
+        Path manifest = buildDir.resolve("build.ninja");
+        if (!Files.isRegularFile(manifest)) {
+            return List.of();
+        }
+        return fromFlags(NinjaManifest.parse(Files.readString(manifest, StandardCharsets.UTF_8)).includeFlags(),
+                buildDir);
+    }
+
+    /** The folders {@code flags} (each a string of flags as CMake writes them) name, in order, each once. */
+    static List<Path> fromFlags(List<String> flags, Path buildDir) {
+        Set<Path> folders = new LinkedHashSet<>();
+        for (String value : flags) {
+            List<String> words = words(value);
+            for (int i = 0; i < words.size(); i++) {
+                String word = words.get(i);
+                String folder = null;
+                if (SEPARATE.contains(word) && i + 1 < words.size()) {
+                    folder = words.get(++i);
+                } else {
+                    for (String flag : JOINED) {
+                        if (word.startsWith(flag) && word.length() > flag.length()) {
+                            folder = word.substring(flag.length());
+                            break;
+                        }
+                    }
+                }
+                if (folder != null) {
+                    folders.add(buildDir.resolve(folder).normalize());
+                }
+            }
+        }
+        return List.copyOf(folders);
+    }
+
+    /** The words of a command line's flags, split at spaces outside double quotes, the quotes removed. */
+    private static List<String> words(String value) {
+        List<String> words = new ArrayList<>();
+        StringBuilder word = new StringBuilder();
+        boolean quoted = false;
+        boolean any = false;
+        for (int i = 0; i < value.length(); i++) {
+            char c = value.charAt(i);
+            if (c == '"') {
+                quoted = !quoted;
+                any = true;
+            } else if (c == '\\' && i + 1 < value.length() && value.charAt(i + 1) == '"') {
+                word.append('"');
+                i++;
+            } else if (Character.isWhitespace(c) && !quoted) {
+                if (any || word.length() > 0) {
+                    words.add(word.toString());
+                }
+                word.setLength(0);
+                any = false;
+            } else {
+                word.append(c);
+            }
+        }
+        if (any || word.length() > 0) {
+            words.add(word.toString());
+        }
+        return words;
+    }
+}
