@@ -63,6 +63,23 @@ def _no_arch_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("HIPARCHS", raising=False)
 
 
+@pytest.fixture
+def job_dir(tmp_path: Path) -> Path:
+    """The jobs' working folder (apart from the FIFO: a command job's default artifacts are files in its cwd)."""
+    folder = tmp_path / "job"
+    folder.mkdir()
+    return folder
+
+
+@pytest.fixture
+def fast_pool(archpool_home: Path, tmp_path: Path) -> Iterator[archpool.Pool]:
+    """A pool of the test's own, for command jobs that need no CUDA: two workers, no toolchain check, no cache."""
+    pool = archpool.Pool(jobs=2, platform="cuda", arch="90", no_toolchain_check=True, no_cache=True, quiet=True,
+                         log_dir=str(tmp_path / "logs"), stderr=str(tmp_path / "serve.stderr"))
+    yield pool
+    pool.shutdown(wait=True, cancel_futures=True)
+
+
 @pytest.fixture(scope="module")
 def pool(toolchain: None, tmp_path_factory: pytest.TempPathFactory) -> Iterator[archpool.Pool]:
     """One warm pool shared by a module's tests that do not end it: CUDA sm_90, two worker processes."""

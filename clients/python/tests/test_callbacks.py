@@ -5,27 +5,11 @@ blocks delays the other futures but never stops the client from reading ``serve`
 import logging
 import threading
 from pathlib import Path
-from typing import Any, Callable, Iterator, Type
+from typing import Any, Callable, Type
 
 import pytest
 
 import archpool
-
-
-@pytest.fixture
-def fast_pool(archpool_home: Path, tmp_path: Path) -> Iterator[archpool.Pool]:
-    """Two workers, no toolchain check, no cache: command jobs that need no CUDA."""
-    pool = archpool.Pool(jobs=2, platform="cuda", arch="90", no_toolchain_check=True, no_cache=True, quiet=True,
-                         log_dir=str(tmp_path / "logs"), stderr=str(tmp_path / "serve.stderr"))
-    yield pool
-    pool.shutdown(wait=True, cancel_futures=True)
-
-
-@pytest.fixture
-def job_dir(tmp_path: Path) -> Path:
-    folder = tmp_path / "job"
-    folder.mkdir()
-    return folder
 
 
 def raising(kind: Type[BaseException]) -> Callable[[Any], None]:

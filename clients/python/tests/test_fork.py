@@ -10,29 +10,13 @@ import sys
 import textwrap
 import time
 from pathlib import Path
-from typing import Iterator, Set
+from typing import Set
 
 import pytest
 
 import archpool
 from conftest import CLIENT
 from procs import Sleeper, cmdline, kill_all, run_in_fork, wait_gone
-
-
-@pytest.fixture
-def job_dir(tmp_path: Path) -> Path:
-    folder = tmp_path / "job"
-    folder.mkdir()
-    return folder
-
-
-@pytest.fixture
-def fast_pool(archpool_home: Path, tmp_path: Path) -> Iterator[archpool.Pool]:
-    """Two workers, no toolchain check, no cache: command jobs that need no CUDA."""
-    pool = archpool.Pool(jobs=2, platform="cuda", arch="90", no_toolchain_check=True, no_cache=True, quiet=True,
-                         log_dir=str(tmp_path / "logs"), stderr=str(tmp_path / "serve.stderr"))
-    yield pool
-    pool.shutdown(wait=True, cancel_futures=True)
 
 
 def test_a_forked_child_cannot_use_its_parents_pool_and_the_parents_jobs_go_on(

@@ -29,14 +29,6 @@ def sleeper(tmp_path: Path) -> Iterator[Sleeper]:
 
 
 @pytest.fixture
-def job_dir(tmp_path: Path) -> Path:
-    """The jobs' working folder (apart from the FIFO: a command job's default artifacts are files in its cwd)."""
-    folder = tmp_path / "job"
-    folder.mkdir()
-    return folder
-
-
-@pytest.fixture
 def own_pool(toolchain: None, serve_dir: Dict[str, str]) -> Iterator[archpool.Pool]:
     """A pool of one worker, for a test that ends it."""
     pool = archpool.Pool(jobs=1, platform="cuda", arch="90", quiet=True, **serve_dir)
