@@ -49,7 +49,7 @@ public final class BuildCache implements AutoCloseable {
     private final Map<Platform, Supplier<ToolchainIdentity>> toolchains = new EnumMap<>(Platform.class);
     private final FileHashes hashes;
     private final JobInputs inputs;
-    private final NinjaReads reads;
+    private final ToolRunner tools;
     private final String path;
     private final Map<String, String> environment;
     private final ArtifactJudge strict;
@@ -69,7 +69,7 @@ public final class BuildCache implements AutoCloseable {
      * @param environment  the environment jobs inherit: the {@code PATH} their programs are found on, and the values of
      *                     the variables their CMake files read
      * @param strict       judges restored GPU code: strict verification at least, whatever {@code --verify} says
-     * @param tools        runs {@code ninja -t deps} for what a {@code cmake} job's build read ({@link NinjaReads})
+     * @param tools        runs {@code ninja -t deps} for what a {@code cmake} job's build read ({@link BuildReads})
      * @param notes        told once of a cache that stopped working, for the console and the coordinator's log
      */
     public BuildCache(DiskCache local, CacheBackend remote, boolean remoteWrites,
@@ -84,7 +84,7 @@ public final class BuildCache implements AutoCloseable {
         }
         this.hashes = hashes;
         this.inputs = new JobInputs(hashes);
-        this.reads = new NinjaReads(tools);
+        this.tools = tools;
         this.path = environment.get("PATH");
         this.environment = Map.copyOf(environment);
         this.strict = strict;
@@ -221,7 +221,7 @@ public final class BuildCache implements AutoCloseable {
     /**
      * Stores a job that succeeded and passed its verification; its artifacts must also pass strict verification
      * and have been read completely, since a hit is judged that way. A {@code cmake} job is stored with its
-     * {@link ReadSet}, the files its build read outside its source and build folders ({@link NinjaReads}), or not at
+     * {@link ReadSet}, the files its build read outside its source and build folders ({@link BuildReads}), or not at
      * all when that cannot be known.
      *
      * @param buildMs how long the job took, recorded for the logs of later hits
@@ -241,12 +241,12 @@ public final class BuildCache implements AutoCloseable {
         }
         ReadSet read = null;
         if (job instanceof CmakeJob cmake) {
-            NinjaReads.Found found = reads.collect(cmake);
-            if (found instanceof NinjaReads.Found.Unknown u) {
+            BuildReads.Found found = BuildReads.collect(cmake, tools);
+            if (found instanceof BuildReads.Found.Unknown u) {
                 return new CacheResult(built, key, join(miss.note(), "not stored: " + u.reason()));
             }
             try {
-                Set<Path> paths = ((NinjaReads.Found.Files) found).paths();
+                Set<Path> paths = ((BuildReads.Found.Files) found).paths();
                 Path buildDir = Path.of(cmake.buildDir()).toAbsolutePath().normalize();
                 read = ReadSet.hash(paths, hashes).withShadows(ShadowProbes.of(IncludeFolders.ofBuildTree(buildDir),
                         paths, List.of(Path.of(cmake.sourceDir()), buildDir)));

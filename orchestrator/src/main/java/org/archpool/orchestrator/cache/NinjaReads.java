@@ -7,14 +7,11 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.Deque;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.SortedSet;
-import java.util.TreeSet;
 import java.util.regex.Pattern;
 import org.archpool.orchestrator.tool.ToolOutput;
 import org.archpool.orchestrator.tool.ToolRunner;
@@ -25,30 +22,16 @@ import org.archpool.protocol.CmakeJob;
  * built: Ninja's deps log ({@code ninja -C BUILD -t deps}: the headers each object was compiled from, as the compiler
  * reported them) and the inputs of the edges of {@code build.ninja} ({@link NinjaManifest}). Of those, every file
  * outside the job's {@code sourceDir} (whose files the key holds) and outside its build folder (what the build
- * wrote) is kept, system headers and CMake's own modules included. A build folder of another generator, a
- * {@code ninja} that cannot be run and records that cannot be read leave what the build read unknown, with the
- * reason: such a job is not stored, since a hit that could be wrong is worse than none.
+ * wrote) is kept ({@link BuildReads}). A {@code ninja} that cannot be run and records that cannot be read leave
+ * what the build read unknown, with the reason.
  */
-public final class NinjaReads {
+public final class NinjaReads implements BuildReads {
 
     /** How long {@code ninja -t deps} may take; it reads one file. */
     static final Duration DEPS_TIMEOUT = Duration.ofMinutes(2);
 
     /** The line that heads one output's dependencies in {@code ninja -t deps}. */
     private static final Pattern DEPS_HEAD = Pattern.compile(".*: #deps \\d+, deps mtime \\d+ \\((VALID|STALE)\\)");
-
-    /** What the build read outside the key's files, or why that is not known. */
-    public sealed interface Found {
-        /** @param paths absolute, normalized and sorted; the files themselves, not folders */
-        record Files(SortedSet<Path> paths) implements Found {
-            public Files {
-                paths = Collections.unmodifiableSortedSet(new TreeSet<>(paths));
-            }
-        }
-
-        record Unknown(String reason) implements Found {
-        }
-    }
 
     private final ToolRunner tools;
 
@@ -57,9 +40,9 @@ public final class NinjaReads {
         this.tools = tools;
     }
 
-    /** What {@code job}'s last build read outside its source and build folders. */
+    @Override
     public Found collect(CmakeJob job) {
-        Path buildDir = Path.of(job.buildDir()).toAbsolutePath().normalize();
+        Path buildDir = BuildReads.buildDir(job);
         Path manifest = buildDir.resolve("build.ninja");
         if (!Files.isRegularFile(manifest)) {
             return new Found.Unknown("what the build read outside its source folder is known only from Ninja's"
@@ -86,7 +69,7 @@ public final class NinjaReads {
         } catch (NinjaManifest.Malformed e) {
             return new Found.Unknown("the output of ninja -t deps could not be parsed: " + e.getMessage());
         }
-        return new Found.Files(outside(named, List.of(Path.of(job.sourceDir()), buildDir)));
+        return new Found.Files(BuildReads.outside(named, List.of(Path.of(job.sourceDir()), buildDir)));
     }
 
     /** The inputs of {@code manifest} and of every manifest it includes, as they are written. */
@@ -122,29 +105,5 @@ public final class NinjaReads {
             }
         }
         return files;
-    }
-
-    /**
-     * Of {@code named}, the files under none of {@code folders} (each also as its real path, since a compiler may
-     * name a file either way), folders left out.
-     */
-    static SortedSet<Path> outside(Set<Path> named, List<Path> folders) {
-        List<Path> covered = new ArrayList<>();
-        for (Path folder : folders) {
-            Path absolute = folder.toAbsolutePath().normalize();
-            covered.add(absolute);
-            try {
-                covered.add(absolute.toRealPath());
-            } catch (IOException e) {
-                // a folder that is gone has no other name to leave out
-            }
-        }
-        SortedSet<Path> kept = new TreeSet<>();
-        for (Path path : named) {
-            if (covered.stream().noneMatch(path::startsWith) && !Files.isDirectory(path)) {
-                kept.add(path);
-            }
-        }
-        return kept;
     }
 }

@@ -13,7 +13,7 @@ import java.util.TreeSet;
 
 /**
  * The files a build read that its key does not cover (for a {@code cmake} job: those outside its {@code sourceDir}
- * and its build folder, as {@link NinjaReads} finds them), each with the SHA-256 it had when the entry was stored.
+ * and its build folder, as {@link BuildReads} finds them), each with the SHA-256 it had when the entry was stored.
  * A hit is taken only while every one of them still has that digest, and no new file appeared where it would take
  * the place of a header read ({@link ShadowProbes}; {@link #firstChange}).
  *

@@ -91,11 +91,11 @@ class NinjaReadsTest {
             return new ToolOutput(command, ToolOutput.Status.EXITED, 0, deps, "", 1, null);
         };
 
-        NinjaReads.Found found = new NinjaReads(ninja).collect(job(build.getParent()));
+        BuildReads.Found found = new NinjaReads(ninja).collect(job(build.getParent()));
 
         assertThat(ran).containsExactly(List.of("ninja", "-C", build.getParent().toString(), "-t", "deps"));
-        assertThat(found).isInstanceOf(NinjaReads.Found.Files.class);
-        var paths = ((NinjaReads.Found.Files) found).paths();
+        assertThat(found).isInstanceOf(BuildReads.Found.Files.class);
+        var paths = ((BuildReads.Found.Files) found).paths();
         assertThat(paths).contains(OUTSIDE_HEADER, LIBRARY, Path.of("/usr/include/stdc-predef.h"),
                 Path.of("/usr/share/cmake-3.25/Modules/CMakeCUDAInformation.cmake"));
         assertThat(paths).noneMatch(p -> p.startsWith(SOURCE) || p.startsWith(build.getParent()));
@@ -107,7 +107,7 @@ class NinjaReadsTest {
         Files.writeString(make.resolve("Makefile"), "all:\n");
         ToolRunner failing = (command, timeout) -> new ToolOutput(command, ToolOutput.Status.EXITED, 1, "",
                 "ninja: error: loading 'build.ninja'", 1, null);
-        assertThat(new NinjaReads(failing).collect(job(make))).isInstanceOfSatisfying(NinjaReads.Found.Unknown.class,
+        assertThat(new NinjaReads(failing).collect(job(make))).isInstanceOfSatisfying(BuildReads.Found.Unknown.class,
                 u -> assertThat(u.reason()).contains("no build.ninja"));
 
         Path build = Files.createDirectories(dir.resolve("build"));
@@ -115,10 +115,10 @@ class NinjaReadsTest {
         ToolRunner missing = (command, timeout) -> new ToolOutput(command, ToolOutput.Status.MISSING, null, "", "", 0,
                 "ninja is not on the PATH");
         assertThat(new NinjaReads(missing).collect(job(build))).isInstanceOfSatisfying(
-                NinjaReads.Found.Unknown.class, u -> assertThat(u.reason()).contains("ninja is not on the PATH"));
+                BuildReads.Found.Unknown.class, u -> assertThat(u.reason()).contains("ninja is not on the PATH"));
         Files.writeString(build.resolve("build.ninja"), "build x.o: CC $nowhere/x.c\n");
         assertThat(new NinjaReads(failing).collect(job(build))).isInstanceOfSatisfying(
-                NinjaReads.Found.Unknown.class, u -> assertThat(u.reason()).contains("could not be parsed"));
+                BuildReads.Found.Unknown.class, u -> assertThat(u.reason()).contains("could not be parsed"));
     }
 
     private static CmakeJob job(Path buildDir) {

@@ -1,0 +1,21 @@
+
+# Consider dependencies only in project.
+set(CMAKE_DEPENDS_IN_PROJECT_ONLY OFF)
+
+# The set of languages for which implicit dependencies are needed:
+set(CMAKE_DEPENDS_LANGUAGES
+  )
+
+# The set of dependency files which are needed:
+set(CMAKE_DEPENDS_DEPENDENCY_FILES
+  "/projects/reads/proj/kernels.cu" "CMakeFiles/reads.dir/kernels.cu.o" "gcc" "CMakeFiles/reads.dir/kernels.cu.o.d"
+  "/projects/reads/proj/host.cpp" "CMakeFiles/reads.dir/host.cpp.o" "gcc" "CMakeFiles/reads.dir/host.cpp.o.d"
+  )
+
+# Targets to which this target links.
+set(CMAKE_TARGET_LINKED_INFO_FILES
+  "/projects/reads/build/sub/CMakeFiles/sub.dir/DependInfo.cmake"
+  )
+
+# Fortran module output directory.
+set(CMAKE_Fortran_TARGET_MODULE_DIR "")

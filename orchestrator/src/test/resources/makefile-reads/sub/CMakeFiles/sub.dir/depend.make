@@ -1,0 +1,2 @@
+# Empty dependencies file for sub.
+# This may be replaced when dependencies are built.
