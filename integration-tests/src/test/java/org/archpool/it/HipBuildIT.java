@@ -190,4 +190,46 @@ class HipBuildIT {
             assertThat(archs(artifact)).as(artifact.toString()).containsExactly("gfx90a");
         }
     }
+
+    /**
+     * clang's dependency file names only the host pass's headers, so a header only the device pass includes is in
+     * no build record: a HIP job's include folders outside its source folder enter its read set whole, and a
+     * device-only header there that changed is a miss (without that, the old binary was restored).
+     */
+    @Test
+    void aDeviceOnlyHeaderOutsideTheSourceFolderThatChangedIsAMissAndTheJobIsBuiltAgain(@TempDir Path dir)
+            throws Exception {
+        Path libs = deviceLibs();
+        Path outside = Files.createDirectories(dir.resolve("outside")).resolve("device_only.h");
+        Files.writeString(outside, "#define DEVICE_ONLY 1\n");
+        Path src = Files.createDirectories(dir.resolve("proj"));
+        Files.writeString(src.resolve("CMakeLists.txt"), "cmake_minimum_required(VERSION 3.21)\n"
+                + "project(devonly LANGUAGES HIP)\ninclude_directories(" + outside.getParent() + ")\n"
+                + "add_library(kern SHARED kern.hip)\n");
+        Files.writeString(src.resolve("kern.hip"), "#include <hip/hip_runtime.h>\n"
+                + "#if defined(__HIP_DEVICE_COMPILE__)\n#include \"device_only.h\"\n"
+                + "static_assert(DEVICE_ONLY == 1, \"device_only.h no longer says 1\");\n#endif\n" + KERN);
+        Archpool.manifest(dir, "{\"version\": 1, \"defaults\": {\"env\": {\"HIP_DEVICE_LIB_PATH\": "
+                + json(libs.toString()) + "}}, \"jobs\": [{\"id\": \"devonly\", \"kind\": \"cmake\","
+                + " \"sourceDir\": \"proj\", \"buildType\": \"Release\", \"artifacts\": [\"libkern.so\"]}]}");
+        Archpool archpool = new Archpool().in(dir).env("PATH", cmake4.getParent() + ":" + System.getenv("PATH"))
+                .env("HIPCXX", clang.toString());
+        String[] build = {"build", "archpool.json", "--platform", "hip", "--arch", "gfx90a", "--cache",
+                dir.resolve("cache").toString()};
+
+        Archpool.Run cold = archpool.run(build);
+        assertThat(cold.exitCode()).as(cold.toString()).isZero();
+        assertThat(byId(ReportSchema.assertValid(dir.resolve(".archpool/report.json"))).get("devonly")
+                .path("cache").asText()).isEqualTo("stored");
+
+        Files.writeString(outside, "#define DEVICE_ONLY 2\n");
+        Archpool.deleteTree(dir.resolve("build"));
+        Archpool.Run changed = archpool.run(build);
+
+        assertThat(changed.exitCode()).as(changed.toString()).isNotZero();
+        JsonNode job = byId(ReportSchema.assertValid(dir.resolve(".archpool/report.json"))).get("devonly");
+        assertThat(job.path("outcome").asText()).as(job.toString()).isEqualTo("failed");
+        assertThat(job.path("cache").asText()).as(job.toString()).isEqualTo("miss");
+        assertThat(job.path("cacheNote").asText()).contains(outside + " changed");
+    }
 }

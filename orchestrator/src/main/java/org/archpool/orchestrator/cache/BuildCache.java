@@ -246,10 +246,15 @@ public final class BuildCache implements AutoCloseable {
                 return new CacheResult(built, key, join(miss.note(), "not stored: " + u.reason()));
             }
             try {
-                Set<Path> paths = ((BuildReads.Found.Files) found).paths();
+                Set<Path> paths = new TreeSet<>(((BuildReads.Found.Files) found).paths());
                 Path buildDir = Path.of(cmake.buildDir()).toAbsolutePath().normalize();
-                read = ReadSet.hash(paths, hashes).withShadows(ShadowProbes.of(IncludeFolders.ofBuildTree(buildDir),
-                        paths, List.of(Path.of(cmake.sourceDir()), buildDir)));
+                List<Path> includeFolders = IncludeFolders.ofBuildTree(buildDir);
+                List<Path> excluded = List.of(Path.of(cmake.sourceDir()), buildDir);
+                if (target.platform() == Platform.HIP) {
+                    // clang's depfile names only the host pass's headers: a device-only one would be missed
+                    paths.addAll(IncludeFolders.filesUnder(includeFolders, excluded));
+                }
+                read = ReadSet.hash(paths, hashes).withShadows(ShadowProbes.of(includeFolders, paths, excluded));
             } catch (NinjaManifest.Malformed e) {
                 return new CacheResult(built, key, join(miss.note(), "not stored: its build.ninja could not be"
                         + " parsed for its include folders (" + e.getMessage() + ")"));

@@ -3,11 +3,16 @@ package org.archpool.orchestrator.cache;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 /**
  * The folders a build's compiles search for headers, from CMake's include flags ({@code -I}, {@code -isystem},
@@ -17,6 +22,8 @@ import java.util.Set;
  */
 public final class IncludeFolders {
 
+    /** A {@code flags.make} line of a language's include flags: {@code CUDA_INCLUDES = -I/abs}. */
+    private static final Pattern MAKE_INCLUDES = Pattern.compile("[A-Za-z]+_INCLUDES = (.*)");
     private static final List<String> SEPARATE = List.of("-I", "-isystem", "-iquote", "-idirafter", "--include-path");
     private static final List<String> JOINED = List.of("-isystem", "-iquote", "-idirafter", "--include-path=", "-I");
 
@@ -25,17 +32,63 @@ public final class IncludeFolders {
 
     /**
      * The include folders of the compiles in {@code buildDir}: from its {@code build.ninja} (each edge's
-     * {@code INCLUDES}); none for a build folder of another generator.
+     * {@code INCLUDES}), or for the Makefile generator from the {@code flags.make} of every target that
+     * {@code CMakeFiles/TargetDirectories.txt} names (its {@code <LANG>_INCLUDES}); none for another generator.
      *
      * @throws NinjaManifest.Malformed when its {@code build.ninja} cannot be read as one
      */
     public static List<Path> ofBuildTree(Path buildDir) throws IOException, NinjaManifest.Malformed {
         Path manifest = buildDir.resolve("build.ninja");
-        if (!Files.isRegularFile(manifest)) {
+        if (Files.isRegularFile(manifest)) {
+            return fromFlags(NinjaManifest.parse(Files.readString(manifest, StandardCharsets.UTF_8)).includeFlags(),
+                    buildDir);
+        }
+        Path targets = buildDir.resolve("CMakeFiles/TargetDirectories.txt");
+        if (!Files.isRegularFile(targets)) {
             return List.of();
         }
-        return fromFlags(NinjaManifest.parse(Files.readString(manifest, StandardCharsets.UTF_8)).includeFlags(),
-                buildDir);
+        List<String> flags = new ArrayList<>();
+        for (String target : Files.readAllLines(targets, StandardCharsets.UTF_8)) {
+            Path flagsMake = target.isBlank() ? null : buildDir.resolve(target.strip()).resolve("flags.make");
+            if (flagsMake != null && Files.isRegularFile(flagsMake)) {
+                for (String line : Files.readAllLines(flagsMake, StandardCharsets.UTF_8)) {
+                    Matcher includes = MAKE_INCLUDES.matcher(line);
+                    if (includes.matches()) {
+                        flags.add(includes.group(1));
+                    }
+                }
+            }
+        }
+        return fromFlags(flags, buildDir);
+    }
+
+    /** How many files the include folders of one HIP job may hold ({@link #filesUnder}). */
+    static final int MAX_FILES = 20_000;
+
+    /**
+     * Every file under {@code folders} that are not under {@code excluded}, links not followed: for a HIP job, whose
+     * dependency files list only the host pass's headers (clang's depfile leaves out what only the device pass
+     * includes), the headers of the compiles' include folders are taken whole instead.
+     *
+     * @throws IOException when a folder cannot be walked, or they hold more than {@link #MAX_FILES} files
+     */
+    public static Set<Path> filesUnder(List<Path> folders, List<Path> excluded) throws IOException {
+        Set<Path> files = new TreeSet<>();
+        for (Path folder : folders) {
+            if (excluded.stream().anyMatch(e -> folder.startsWith(e.toAbsolutePath().normalize()))
+                    || !Files.isDirectory(folder, LinkOption.NOFOLLOW_LINKS)) {
+                continue;
+            }
+            try (Stream<Path> walk = Files.walk(folder)) {
+                walk.filter(f -> Files.isRegularFile(f, LinkOption.NOFOLLOW_LINKS)).limit(MAX_FILES + 1L)
+                        .forEach(files::add);
+            }
+            if (files.size() > MAX_FILES) {
+                throw new IOException("the include folders " + folders + " hold more than " + MAX_FILES
+                        + " files, more than a read set takes");
+            }
+        }
+        return files;
     }
 
     /** The folders {@code flags} (each a string of flags as CMake writes them) name, in order, each once. */

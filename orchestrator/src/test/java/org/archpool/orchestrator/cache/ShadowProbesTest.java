@@ -56,4 +56,26 @@ class ShadowProbesTest {
         assertThat(probes.firstAppeared()).contains("a new file " + first.resolve("k.h")
                 + " may take the place of the header sys/k.h the build read");
     }
+
+    @Test
+    void theMakefileGeneratorsIncludeFlagsAreReadFromEveryTargetsFlagsMake() throws Exception {
+        Path build = Files.createDirectories(dir.resolve("build"));
+        Path target = Files.createDirectories(build.resolve("sub/CMakeFiles/k.dir"));
+        Files.writeString(Files.createDirectories(build.resolve("CMakeFiles")).resolve("TargetDirectories.txt"),
+                target + "\n" + build.resolve("CMakeFiles/edit_cache.dir") + "\n");
+        Files.writeString(target.resolve("flags.make"), "# CMAKE generated file: DO NOT EDIT!\n"
+                + "CUDA_DEFINES = -Dk_EXPORTS\nCUDA_INCLUDES = -I/x -isystem /y\nCUDA_FLAGS = -O3\n"
+                + "CXX_INCLUDES = -I/z\n");
+        assertThat(IncludeFolders.ofBuildTree(build)).containsExactly(Path.of("/x"), Path.of("/y"), Path.of("/z"));
+    }
+
+    @Test
+    void aHipJobsIncludeFoldersAreTakenWholeExceptTheSourceFolder() throws Exception {
+        Path outside = Files.createDirectories(dir.resolve("outside/sub"));
+        Path header = Files.writeString(outside.resolve("device-only.h"), "");
+        Path source = Files.createDirectories(dir.resolve("src"));
+        Files.writeString(source.resolve("in-the-key.h"), "");
+        assertThat(IncludeFolders.filesUnder(List.of(source, dir.resolve("outside"), dir.resolve("missing")),
+                List.of(source))).containsExactly(header);
+    }
 }
