@@ -254,6 +254,11 @@ public final class BuildCache implements AutoCloseable {
                     // clang's depfile names only the host pass's headers: a device-only one would be missed
                     paths.addAll(IncludeFolders.filesUnder(includeFolders, excluded));
                 }
+                Optional<Path> edited = ReadSet.changedSince(paths, clock.millis() - buildMs);
+                if (edited.isPresent()) {
+                    return new CacheResult(built, key, join(miss.note(), "not stored: " + edited.get()
+                            + ", which its build read, changed while it built"));
+                }
                 read = ReadSet.hash(paths, hashes).withShadows(ShadowProbes.of(includeFolders, paths, excluded));
             } catch (NinjaManifest.Malformed e) {
                 return new CacheResult(built, key, join(miss.note(), "not stored: its build.ninja could not be"

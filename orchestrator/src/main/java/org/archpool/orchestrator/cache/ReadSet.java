@@ -2,8 +2,10 @@ package org.archpool.orchestrator.cache;
 
 import com.fasterxml.jackson.annotation.JsonIgnore;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -51,6 +53,25 @@ public record ReadSet(List<Read> files, ShadowProbes shadows) {
             files.add(new Read(path.toString(), digest(path, hashes)));
         }
         return new ReadSet(files, ShadowProbes.NONE);
+    }
+
+    /**
+     * The first of {@code paths} that changed (its inode's change time) after {@code sinceMs}, the time the build
+     * began: its digest, taken now, may not be what the build read, so nothing may be stored (ccache's guard
+     * against a file edited while it compiles). A file that is gone counts as changed.
+     */
+    public static Optional<Path> changedSince(Collection<Path> paths, long sinceMs) {
+        for (Path path : paths) {
+            try {
+                FileTime changed = (FileTime) Files.getAttribute(path, "unix:ctime");
+                if (changed.toMillis() >= sinceMs) {
+                    return Optional.of(path);
+                }
+            } catch (IOException e) {
+                return Optional.of(path);
+            }
+        }
+        return Optional.empty();
     }
 
     /**

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
 import java.time.Clock;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -31,5 +32,18 @@ class ReadSetTest {
         assertThat(set.firstChange(new FileHashes(null, Clock.systemUTC()))).contains(b + " changed");
         Files.delete(a);
         assertThat(set.firstChange(new FileHashes(null, Clock.systemUTC()))).contains(a + " is gone");
+    }
+
+    @Test
+    void aFileChangedOnceTheBuildHadBegunOrGoneIsNamedAndNothingElse() throws Exception {
+        Path during = Files.writeString(dir.resolve("during.h"), "#define B 1\n");
+        Files.setAttribute(during, "lastModifiedTime", FileTime.fromMillis(0)); // an old mtime does not hide it
+        long began = ((FileTime) Files.getAttribute(during, "unix:ctime")).toMillis();
+        Path untouched = Path.of(System.getProperty("java.home"), "release"); // changed long before
+
+        assertThat(ReadSet.changedSince(List.of(untouched), began)).isEmpty();
+        assertThat(ReadSet.changedSince(List.of(untouched, during), began)).contains(during);
+        assertThat(ReadSet.changedSince(List.of(untouched, dir.resolve("gone.h")), began))
+                .contains(dir.resolve("gone.h"));
     }
 }
