@@ -120,8 +120,9 @@ class CacheIT {
      * A header of an {@code include_directories} folder outside the project is not in the key, but the entry
      * records it with what the build read of it; once it changed, the entry is not used and the job is built again,
      * here failing as it does without a cache. The header is included by the host pass only
-     * ({@code #ifndef __CUDA_ARCH__}), which a key taken from the device pass's preprocessed output would miss. With either generator: Ninja's records (its deps log and
-     * build.ninja) and those of Unix Makefiles (the compilers' depfiles, Makefile.cmake and build.make).
+     * ({@code #ifndef __CUDA_ARCH__}), which a key taken from the device pass's preprocessed output would miss.
+     * With either generator: Ninja's records (its deps log and build.ninja) and those of Unix Makefiles (the
+     * compilers' depfiles, Makefile.cmake and build.make).
      */
     @ParameterizedTest
     @ValueSource(strings = {"Ninja", "Unix Makefiles"})
@@ -141,7 +142,10 @@ class CacheIT {
 
         Archpool.Run cold = build(manifest, cache);
         assertThat(cold.exitCode()).as(cold.toString()).isZero();
-        assertThat(statuses(report(manifest))).containsExactly("stored");
+        JsonNode first = report(manifest);
+        assertThat(statuses(first)).containsExactly("stored");
+        assertThat(first.path("jobs").get(0).path("cacheMissReason").asText()).isEqualTo("no-entry");
+        assertThat(cold.stdout()).contains("; 1 missed (1 no entry)");
 
         Files.writeString(outside, "#define OUTSIDE 2\n");
         Archpool.deleteTree(dir.resolve("p/build"));
@@ -152,7 +156,11 @@ class CacheIT {
         assertThat(job.path("outcome").asText()).as(job.toString()).isEqualTo("failed");
         assertThat(job.path("cache").asText()).as(job.toString()).isEqualTo("miss");
         assertThat(job.path("cacheNote").asText()).contains(outside + " changed");
-        assertThat(changed.stdout()).contains("cache: 0 restored");
+        assertThat(job.path("cacheMissReason").asText()).as(job.toString()).isEqualTo("read-set-changed");
+        JsonNode reasons = report(manifest).path("cache").path("missReasons");
+        assertThat(reasons.path("read-set-changed").asInt()).isEqualTo(1);
+        assertThat(reasons.path("no-entry").asInt()).isZero();
+        assertThat(changed.stdout()).contains("cache: 0 restored").contains("; 1 missed (1 read set changed)");
     }
 
     @Test

@@ -321,6 +321,24 @@ class ReportSchemaIT {
         mutations.put("hitRate above 1", r -> ((ObjectNode) r.get("cache")).put("hitRate", 1.5));
         mutations.put("a remote cache URL with no scheme", r -> ((ObjectNode) r.get("cache")).put("remote", "cache:80"));
 
+        mutations.put("a stored job without a miss reason", r -> job0(r).put("cache", "stored").put("cacheKey", key));
+        mutations.put("a miss reason 'stale'", r -> job0(r).put("cache", "miss").put("cacheKey", key)
+                .put("cacheMissReason", "stale"));
+        mutations.put("a restored job with a miss reason", r -> job0(r).put("cache", "hit").put("cacheKey", key)
+                .put("attempts", 0).put("cacheMissReason", "no-entry").remove("worker"));
+        mutations.put("an uncacheable job with a miss reason", r -> job0(r).put("cacheMissReason", "no-entry"));
+        mutations.put("a rejected job whose miss reason is no-entry", r -> job0(r).put("cache", "rejected")
+                .put("cacheKey", key).put("cacheMissReason", "no-entry"));
+        mutations.put("a stored job whose miss reason is rejected", r -> job0(r).put("cache", "stored")
+                .put("cacheKey", key).put("cacheMissReason", "rejected"));
+        mutations.put("cache summary without missReasons", r -> ((ObjectNode) r.get("cache")).remove("missReasons"));
+        mutations.put("cache summary without a miss reason", r -> ((ObjectNode) r.get("cache").get("missReasons"))
+                .remove("read-set-changed"));
+
+        ObjectNode missed = original.deepCopy();
+        job0(missed).put("cache", "stored").put("cacheKey", key).put("cacheMissReason", "read-set-changed");
+        assertThat(ReportSchema.problems(missed)).as("a stored job whose entry's read set changed").isEmpty();
+
         ObjectNode restored = original.deepCopy();
         job0(restored).put("cache", "hit").put("cacheKey", key).put("attempts", 0).remove(List.of("worker", "cacheNote"));
         assertThat(ReportSchema.problems(restored)).as("a restored job").isEmpty();

@@ -165,7 +165,7 @@ public final class BuildSession {
                 : base.resolve(".archpool").resolve("report.json");
         outputPaths(logDir, reportFile).check(
                 manifest.jobs().stream().map(JobSpec::id).collect(Collectors.toSet()), settings.retries() + 1);
-        DiskCache cacheFolder = SessionReport.openCacheFolder(settings);
+        DiskCache cacheFolder = SessionReport.openCacheFolder(settings, err);
         LogLayout logs = new LogLayout(logDir);
         // the console is written on threads of its own: a reader that does not read never stalls the build
         ConsoleOutput stdout = ConsoleOutput.start(out, "stdout");

@@ -123,7 +123,7 @@ public final class ServeSession {
         Path reportFile = settings.report() != null ? settings.report().toAbsolutePath()
                 : logDir.resolve("report.json");
         BuildSession.outputPaths(settings, null, logDir, reportFile).check(Set.of(), settings.retries() + 1);
-        DiskCache cacheFolder = SessionReport.openCacheFolder(settings);
+        DiskCache cacheFolder = SessionReport.openCacheFolder(settings, err);
         LogLayout logs = new LogLayout(logDir);
         // its lock is held to the end: another serve starting on the path meanwhile is refused
         try (SocketPath socket = endpoint.socket() == null ? null : SocketPath.prepare(endpoint.socket())) {

@@ -1,12 +1,12 @@
 package org.archpool.orchestrator;
 
 import java.io.IOException;
+import java.io.PrintStream;
 import java.util.Objects;
 import org.archpool.orchestrator.cache.BuildCache;
 import org.archpool.orchestrator.cache.CacheConfig;
 import org.archpool.orchestrator.cache.CachePruner;
 import org.archpool.orchestrator.cache.CacheSetupException;
-import org.archpool.orchestrator.cache.CacheResult;
 import org.archpool.orchestrator.cache.CacheSummary;
 import org.archpool.orchestrator.cache.DiskCache;
 import org.archpool.orchestrator.report.ConsoleOutput;
@@ -53,8 +53,7 @@ final class SessionReport {
         Map<String, Integer> counts = new LinkedHashMap<>();
         outcomes.forEach(o -> counts.merge(o.outcome().wireName(), 1, Integer::sum));
         CacheSummary summary = cache == null ? null : CacheSummary.of(cache.folder(), cache.remote(),
-                outcomes.stream().map(JobOutcome::cacheResult).filter(Objects::nonNull).map(CacheResult::status)
-                        .toList());
+                outcomes.stream().map(JobOutcome::cacheResult).filter(Objects::nonNull).toList());
         return new BuildReport(BuildReport.SCHEMA_VERSION, Version.current(), manifest, started.toString(),
                 durationMs, exitCode, targets.stream()
                         .map(t -> new BuildReport.TargetEntry(t.resolution(), t.checked())).toList(),
@@ -71,16 +70,35 @@ final class SessionReport {
     }
 
     /**
-     * The session's cache folder, opened before any worker starts; null without a cache.
+     * The session's cache folder, opened before any worker starts; null without a cache. The default folder is
+     * best-effort: one that cannot be used (a {@code $HOME} that cannot be written) is said once on {@code stderr},
+     * with the fix, and the session runs without a cache, its configure seeds and durations as with
+     * {@code --no-cache}.
      *
-     * @throws CacheSetupException when the folder cannot be used (exit 2, nothing has run)
+     * @param stderr told of a default folder that cannot be used
+     * @throws CacheSetupException when a folder named by {@code --cache} or {@code $ARCHPOOL_CACHE_DIR} cannot be
+     *                             used (exit 2, nothing has run)
      */
-    static DiskCache openCacheFolder(BuildSession.Settings settings) throws CacheSetupException {
-        if (settings.cache() == null) {
+    static DiskCache openCacheFolder(BuildSession.Settings settings, PrintStream stderr) throws CacheSetupException {
+        CacheConfig cache = settings.cache();
+        if (cache == null) {
             LOG.info("no build cache (--no-cache, or no folder for one: $HOME unset)");
             return null;
         }
-        return settings.cache().openFolder();
+        try {
+            return cache.openFolder();
+        } catch (CacheSetupException e) {
+            if (cache.folderNamed()) {
+                throw e;
+            }
+            String warning = "archpool: warning: the default cache folder " + cache.folder() + " cannot be used ("
+                    + e.getMessage() + "); this run goes on without the build cache. Pass --cache DIR or set"
+                    + " $ARCHPOOL_CACHE_DIR to a folder you can write, or pass --no-cache to"
+                    + " silence this";
+            stderr.println(warning);
+            LOG.info(warning);
+            return null;
+        }
     }
 
     /**

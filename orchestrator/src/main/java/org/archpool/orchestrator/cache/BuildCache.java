@@ -230,20 +230,19 @@ public final class BuildCache implements AutoCloseable {
     public CacheResult store(CacheLookup.Miss miss, JobSpec job, List<Artifact> artifacts, long buildMs,
                              Map<String, Long> phaseMs, Path logFile) {
         String key = miss.key().sha256();
-        CacheStatus built = miss.rejected() != null ? CacheStatus.REJECTED : CacheStatus.MISS;
         Target target = miss.target();
         String reason = notStorable(job, target, artifacts);
         if (reason != null) {
-            return new CacheResult(built, key, join(miss.note(), "not stored: " + reason));
+            return CacheResult.built(miss, false, join(miss.note(), "not stored: " + reason));
         }
         if (!localWritable) {
-            return new CacheResult(built, key, join(miss.note(), "not stored: the cache folder cannot be written"));
+            return CacheResult.built(miss, false, join(miss.note(), "not stored: the cache folder cannot be written"));
         }
         ReadSet read = null;
         if (job instanceof CmakeJob cmake) {
             BuildReads.Found found = BuildReads.collect(cmake, tools);
             if (found instanceof BuildReads.Found.Unknown u) {
-                return new CacheResult(built, key, join(miss.note(), "not stored: " + u.reason()));
+                return CacheResult.built(miss, false, join(miss.note(), "not stored: " + u.reason()));
             }
             try {
                 Set<Path> paths = new TreeSet<>(((BuildReads.Found.Files) found).paths());
@@ -256,18 +255,18 @@ public final class BuildCache implements AutoCloseable {
                 }
                 Optional<Path> edited = ReadSet.changedSince(paths, clock.millis() - buildMs);
                 if (edited.isPresent()) {
-                    return new CacheResult(built, key, join(miss.note(), "not stored: " + edited.get()
+                    return CacheResult.built(miss, false, join(miss.note(), "not stored: " + edited.get()
                             + ", which its build read, changed while it built"));
                 }
                 read = ReadSet.hash(paths, hashes).withShadows(ShadowProbes.of(includeFolders, paths, excluded));
             } catch (NinjaManifest.Malformed e) {
-                return new CacheResult(built, key, join(miss.note(), "not stored: its build.ninja could not be"
+                return CacheResult.built(miss, false, join(miss.note(), "not stored: its build.ninja could not be"
                         + " parsed for its include folders (" + e.getMessage() + ")"));
             } catch (NoSuchFileException e) {
-                return new CacheResult(built, key, join(miss.note(), "not stored: " + e.getFile()
+                return CacheResult.built(miss, false, join(miss.note(), "not stored: " + e.getFile()
                         + ", which its build read, is gone"));
             } catch (IOException e) {
-                return new CacheResult(built, key, join(miss.note(), "not stored: a file its build read could not"
+                return CacheResult.built(miss, false, join(miss.note(), "not stored: a file its build read could not"
                         + " be hashed (" + e.getMessage() + ")"));
             }
         }
@@ -294,13 +293,13 @@ public final class BuildCache implements AutoCloseable {
             json = entry.toJson();
             if (json.length > ActionEntry.MAX_BYTES) {
                 // no cache would hand it back: a remote's answer is cut off at that size
-                return new CacheResult(built, key, join(miss.note(), "not stored: its entry would be "
+                return CacheResult.built(miss, false, join(miss.note(), "not stored: its entry would be "
                         + json.length + " bytes, more than the " + ActionEntry.MAX_BYTES + " an entry may have"));
             }
             local.writeAction(key, json);
         } catch (IOException | RuntimeException e) {
             localFailed(e);
-            return new CacheResult(built, key, join(miss.note(), "not stored: " + e.getMessage()));
+            return CacheResult.built(miss, false, join(miss.note(), "not stored: " + e.getMessage()));
         }
         if (remote != null && remoteWrites && remoteUp) {
             try {
@@ -315,8 +314,7 @@ public final class BuildCache implements AutoCloseable {
                 remoteFailed(e);
             }
         }
-        return new CacheResult(miss.rejected() != null ? CacheStatus.REJECTED : CacheStatus.STORED, key,
-                miss.note());
+        return CacheResult.built(miss, true, miss.note());
     }
 
     /**

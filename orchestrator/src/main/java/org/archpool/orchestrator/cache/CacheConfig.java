@@ -17,14 +17,17 @@ import org.archpool.protocol.Target;
  * starts, and {@link #open} makes the session's {@link BuildCache} once the target is resolved.
  *
  * @param folder       the local cache folder (not opened yet)
+ * @param folderNamed  whether the folder was named ({@code --cache DIR} or {@code $ARCHPOOL_CACHE_DIR}): a named
+ *                     folder that cannot be used stops the session; the default one ({@code $XDG_CACHE_HOME/archpool}
+ *                     or {@code ~/.cache/archpool}) is best-effort, and the session runs without a cache instead
  * @param remote       the remote cache, or null
  * @param remoteWrites whether built jobs are stored on the remote too
  * @param maxSizeBytes prune the local cache to this size after the session; null to leave it
  * @param environment  the environment jobs inherit
  * @param tools        runs the toolchain's {@code --version}, and {@code ninja -t deps} after a {@code cmake} job
  */
-public record CacheConfig(Path folder, CacheBackend remote, boolean remoteWrites, Long maxSizeBytes,
-                          Map<String, String> environment, ToolRunner tools, Clock clock) {
+public record CacheConfig(Path folder, boolean folderNamed, CacheBackend remote, boolean remoteWrites,
+                          Long maxSizeBytes, Map<String, String> environment, ToolRunner tools, Clock clock) {
 
     /**
      * Opens (and creates) the folder.

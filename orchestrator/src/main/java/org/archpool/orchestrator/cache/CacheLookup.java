@@ -26,6 +26,17 @@ public sealed interface CacheLookup {
             this(key, target, rejected, null);
         }
 
+        /**
+         * Why nothing was restored: an entry refused (locally or on the remote) wins over one that is outdated,
+         * since a refused entry was evicted.
+         */
+        public MissReason reason() {
+            if (rejected != null) {
+                return MissReason.REJECTED;
+            }
+            return outdated != null ? MissReason.READ_SET_CHANGED : MissReason.NO_ENTRY;
+        }
+
         /** What the report says of the miss: why an entry was refused or not used; null when none was found. */
         public String note() {
             if (outdated == null) {

@@ -12,13 +12,24 @@ public final class CacheDirOption {
 
     @Option(names = "--cache", paramLabel = "DIR",
             description = "The build cache folder (default: $" + CACHE_DIR_VARIABLE + ", else"
-                    + " $XDG_CACHE_HOME/archpool or ~/.cache/archpool; created with mode 0700). A job whose key (what"
-                    + " it runs and reads, the toolchain, the target) is there is restored instead of built, after"
-                    + " its GPU code is checked against the target.")
+                    + " $XDG_CACHE_HOME/archpool or ~/.cache/archpool; created with mode 0700). A folder named here or"
+                    + " by $" + CACHE_DIR_VARIABLE + " that cannot be used stops the command; a default one that"
+                    + " cannot be used is warned about once and the build runs without the cache. A job whose key"
+                    + " (what it runs and reads, the toolchain, the target) is there is restored instead of built,"
+                    + " after its GPU code is checked against the target.")
     Path cache;
 
     boolean given() {
         return cache != null;
+    }
+
+    /**
+     * Whether the folder is one the user named, {@code --cache} or the variable, rather than the default: a named
+     * folder that cannot be used stops the session, the default one only costs it the cache.
+     */
+    boolean named(Map<String, String> env) {
+        String variable = env.get(CACHE_DIR_VARIABLE);
+        return cache != null || variable != null && !variable.isBlank();
     }
 
     /**

@@ -82,7 +82,7 @@ public final class CacheOptions {
             }
             return null; // no folder to keep a cache in: built as with --no-cache (the coordinator's log says so)
         }
-        return new CacheConfig(folder, remote, remote != null && !remoteReadOnly, maxBytes, env, tools,
+        return new CacheConfig(folder, dir.named(env), remote, remote != null && !remoteReadOnly, maxBytes, env, tools,
                 context.clock());
     }
 }

@@ -7,10 +7,11 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.StringJoiner;
 import java.util.function.Consumer;
 import org.archpool.orchestrator.cache.CacheResult;
-import org.archpool.orchestrator.cache.CacheStatus;
 import org.archpool.orchestrator.cache.CacheSummary;
+import org.archpool.orchestrator.cache.MissReason;
 import org.archpool.orchestrator.pool.WorkerEvent;
 import org.archpool.orchestrator.report.ConsoleStyle.Verbosity;
 import org.archpool.orchestrator.schedule.JobOutcome;
@@ -197,16 +198,16 @@ public final class ConsoleReporter implements SchedulerListener, Consumer<Worker
     }
 
     /**
-     * {@code cache: 40 restored (38 hit, 2 remote-hit), 8 stored, 1 rejected, 0 uncacheable; hit rate 83 %}; null
-     * for a build without a cache.
+     * {@code cache: 40 restored (38 hit, 2 remote-hit), 8 stored, 1 rejected, 0 uncacheable; hit rate 83 %}, then,
+     * when jobs were looked up and built, why they missed: {@code ; 9 missed (7 no entry, 1 read set changed,
+     * 1 rejected)}, reasons of none left out; null for a build without a cache.
      */
     static String cacheLine(List<JobOutcome> jobs) {
-        List<CacheStatus> statuses = jobs.stream().map(JobOutcome::cacheResult).filter(Objects::nonNull)
-                .map(CacheResult::status).toList();
-        if (statuses.isEmpty()) {
+        List<CacheResult> results = jobs.stream().map(JobOutcome::cacheResult).filter(Objects::nonNull).toList();
+        if (results.isEmpty()) {
             return null;
         }
-        CacheSummary s = CacheSummary.of(null, null, statuses);
+        CacheSummary s = CacheSummary.of(null, null, results);
         Map<String, Integer> n = s.jobs();
         StringBuilder line = new StringBuilder("cache: ").append(s.restored()).append(" restored");
         if (n.get("remote-hit") > 0) {
@@ -215,6 +216,16 @@ public final class ConsoleReporter implements SchedulerListener, Consumer<Worker
         line.append(", ").append(n.get("stored")).append(" stored, ").append(n.get("miss")).append(" miss, ")
                 .append(n.get("rejected")).append(" rejected, ").append(n.get("uncacheable")).append(" uncacheable");
         line.append("; hit rate ").append(Math.round(100 * s.hitRate())).append(" %");
+        if (s.missed() > 0) {
+            StringJoiner why = new StringJoiner(", ", " (", ")");
+            for (MissReason reason : MissReason.values()) {
+                int count = s.missReasons().get(reason.wireName());
+                if (count > 0) {
+                    why.add(count + " " + reason.words());
+                }
+            }
+            line.append("; ").append(s.missed()).append(" missed").append(why);
+        }
         return line.toString();
     }
 

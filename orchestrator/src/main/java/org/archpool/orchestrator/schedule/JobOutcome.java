@@ -8,7 +8,6 @@ import java.util.ArrayList;
 import java.util.List;
 import org.archpool.orchestrator.cache.CacheLookup;
 import org.archpool.orchestrator.cache.CacheResult;
-import org.archpool.orchestrator.cache.CacheStatus;
 import org.archpool.orchestrator.toolchain.TargetedJob;
 import org.archpool.protocol.Artifact;
 import org.archpool.protocol.BuildResult;
@@ -165,6 +164,15 @@ public record JobOutcome(
         return cacheResult == null ? null : cacheResult.key();
     }
 
+    /**
+     * Why a job that was looked up and built found nothing to restore: {@code no-entry}, {@code read-set-changed} or
+     * {@code rejected} ({@link org.archpool.orchestrator.cache.MissReason}).
+     */
+    @JsonProperty("cacheMissReason")
+    public String cacheMissReason() {
+        return cacheResult == null || cacheResult.missReason() == null ? null : cacheResult.missReason().wireName();
+    }
+
     /** Why the job was uncacheable, rejected, or not stored. */
     @JsonProperty("cacheNote")
     public String cacheNote() {
@@ -179,7 +187,7 @@ public record JobOutcome(
                                       String logPath) {
         return new JobOutcome(job.id(), job.kind(), Outcome.SUCCEEDED, 0, null, null, 0, atMs, queueWaitMs, 0, 0, 0,
                 0, hit.restoreMs(), null, logPath, null, null, hit.artifacts(), null, null, null,
-                new CacheResult(hit.remote() ? CacheStatus.REMOTE_HIT : CacheStatus.HIT, hit.key().sha256(), null),
+                CacheResult.restored(hit),
                 null, null, null, null);
     }
 

@@ -14,7 +14,6 @@ import java.util.function.Consumer;
 import org.archpool.orchestrator.cache.BuildCache;
 import org.archpool.orchestrator.cache.CacheLookup;
 import org.archpool.orchestrator.cache.CacheResult;
-import org.archpool.orchestrator.cache.CacheStatus;
 import org.archpool.orchestrator.pool.Worker;
 import org.archpool.orchestrator.pool.WorkerFailedException;
 import org.archpool.orchestrator.pool.WorkerFailure;
@@ -101,8 +100,7 @@ final class JobRun {
             return built.withCache(cache.store(miss, concrete.job(), built.artifacts(), built.totalMs(), phaseMs,
                     built.logPath() == null ? null : Path.of(built.logPath())));
         }
-        return built.withCache(new CacheResult(miss.rejected() != null ? CacheStatus.REJECTED : CacheStatus.MISS,
-                miss.key().sha256(), miss.note()));
+        return built.withCache(CacheResult.built(miss, false, miss.note()));
     }
 
     /**

@@ -151,11 +151,15 @@ class BuildCacheTest {
 
     @Test
     void anEntryIsNeverFoundForAnotherArchitecture() throws Exception {
-        buildAndStore(sm90, List.of("sm_90"));
+        CacheResult first = buildAndStore(sm90, List.of("sm_90"));
+        assertThat(first.status()).isEqualTo(CacheStatus.STORED);
+        assertThat(first.missReason()).as("a first build finds no entry").isEqualTo(MissReason.NO_ENTRY);
         Target cuda80 = new Target(Platform.CUDA, List.of("80"));
         CacheLookup lookup = newCache().lookup(concrete(job, cuda80), log);
         assertThat(lookup).isInstanceOf(CacheLookup.Miss.class);
         assertThat(((CacheLookup.Miss) lookup).rejected()).isNull();
+        assertThat(((CacheLookup.Miss) lookup).reason()).as("another target is another key")
+                .isEqualTo(MissReason.NO_ENTRY);
     }
 
     @Test
@@ -181,6 +185,7 @@ class BuildCacheTest {
                 List.of(new Artifact(out.toString(), List.of("sm_90"))), 10, Map.of(), log);
         assertThat(again.status()).isEqualTo(CacheStatus.REJECTED);
         assertThat(again.note()).contains("does not match its digest");
+        assertThat(again.missReason()).isEqualTo(MissReason.REJECTED);
         assertThat(disk.blobPath(blob)).exists();
     }
 

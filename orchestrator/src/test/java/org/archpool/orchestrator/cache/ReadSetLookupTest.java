@@ -75,6 +75,7 @@ class ReadSetLookupTest {
         CacheLookup.Miss miss = (CacheLookup.Miss) changed;
         assertThat(miss.outdated()).isEqualTo(outside + " changed");
         assertThat(miss.rejected()).isNull();
+        assertThat(miss.reason()).isEqualTo(MissReason.READ_SET_CHANGED);
         assertThat(miss.note()).contains(outside + " changed");
         assertThat(disk.readAction(key)).as("an outdated entry is not evicted").isNotNull();
     }
@@ -87,6 +88,7 @@ class ReadSetLookupTest {
         CacheLookup.Miss miss = (CacheLookup.Miss) lookup();
 
         assertThat(miss.outdated()).isEqualTo(outside + " is gone");
+        assertThat(miss.reason()).isEqualTo(MissReason.READ_SET_CHANGED);
     }
 
     @Test

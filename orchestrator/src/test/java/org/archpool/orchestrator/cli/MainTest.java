@@ -135,6 +135,37 @@ class MainTest {
     }
 
     @Test
+    void aDefaultCacheFolderThatCannotBeMadeIsWarnedAboutOnceAndTheBuildRunsWithoutACache() throws Exception {
+        Path home = Files.writeString(dir.resolve("home-is-a-file"), ""); // root cannot make a folder under a file
+        Path report = dir.resolve("r.json");
+        assertThat(run(Map.of("PATH", System.getenv("PATH"), "HOME", home.toString()), "build", manifest.toString(),
+                "--mode", "thread", "--arch", "90", "--report", report.toString())).as(err()).isZero();
+        String folder = home.resolve(".cache").resolve("archpool").toString();
+        assertThat(err().lines().filter(l -> l.contains("cache folder")).toList()).singleElement().asString()
+                .contains("warning").contains(folder).contains("--cache DIR").contains("ARCHPOOL_CACHE_DIR")
+                .contains("--no-cache");
+        assertNoStackTrace();
+        String json = Files.readString(report);
+        assertThat(json).contains("\"outcome\" : \"succeeded\"").doesNotContain("hitRate")
+                .doesNotContain("cacheKey");
+        assertThat(out.toString(StandardCharsets.UTF_8)).doesNotContain("cache:");
+    }
+
+    @Test
+    void aCacheFolderNamedByFlagOrVariableThatCannotBeMadeStopsTheBuild() throws Exception {
+        Path file = Files.writeString(dir.resolve("afile"), "");
+        String cache = file.resolve("cache").toString();
+        assertThat(run(Map.of("PATH", System.getenv("PATH")), "build", manifest.toString(), "--mode", "thread",
+                "--arch", "90", "--cache", cache)).isEqualTo(2);
+        assertThat(err()).contains("the cache folder " + cache + " cannot be used").doesNotContain("warning");
+        assertNoStackTrace();
+        err.reset();
+        assertThat(run(Map.of("PATH", System.getenv("PATH"), "ARCHPOOL_CACHE_DIR", cache), "build",
+                manifest.toString(), "--mode", "thread", "--arch", "90")).isEqualTo(2);
+        assertThat(err()).contains("the cache folder " + cache + " cannot be used").doesNotContain("warning");
+    }
+
+    @Test
     void platformAllBuildsForEveryPlatformThatResolvesAndRefusesWhenNoneDoes() throws Exception {
         assertThat(run("build", manifest.toString(), "--platform", "all")).isEqualTo(3);
         assertThat(err()).contains("--platform all found no platform to build for").contains("cuda: ")

@@ -16,6 +16,9 @@ import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.archpool.orchestrator.cache.CacheResult;
+import org.archpool.orchestrator.cache.CacheStatus;
+import org.archpool.orchestrator.cache.MissReason;
 import org.archpool.orchestrator.pool.WorkerEvent;
 import org.archpool.orchestrator.pool.WorkerFailure;
 import org.archpool.orchestrator.report.ConsoleStyle.Verbosity;
@@ -49,6 +52,26 @@ class ConsoleReporterTest {
         return new JobOutcome(id, "cmake", outcome, outcome == Outcome.SUCCEEDED ? 0 : 2, null, "w1", 1, 0, 100,
                 2000, 1500, 0, 20, 3600, List.of(), "/logs/" + id + ".log", "line 1\nerror: boom\n", message,
                 List.of(new Artifact("/b/lib" + id + ".so", List.of("sm_90"))), List.of(), warnings);
+    }
+
+    private static JobOutcome cached(String id, CacheStatus status, MissReason reason) {
+        return job(id, Outcome.SUCCEEDED, null, List.of())
+                .withCache(new CacheResult(status, "0123456789abcdef".repeat(4), reason, null));
+    }
+
+    @Test
+    void theCacheLineSaysWhyTheJobsThatWereBuiltMissed() {
+        String line = ConsoleReporter.cacheLine(List.of(cached("a", CacheStatus.HIT, null),
+                cached("b", CacheStatus.STORED, MissReason.NO_ENTRY),
+                cached("c", CacheStatus.STORED, MissReason.NO_ENTRY),
+                cached("d", CacheStatus.MISS, MissReason.READ_SET_CHANGED),
+                cached("e", CacheStatus.REJECTED, MissReason.REJECTED),
+                job("f", Outcome.SUCCEEDED, null, List.of()).withCache(CacheResult.uncacheable("no inputs"))));
+        assertThat(line).isEqualTo("cache: 1 restored, 2 stored, 1 miss, 1 rejected, 1 uncacheable; hit rate 20 %;"
+                + " 4 missed (2 no entry, 1 read set changed, 1 rejected)");
+        assertThat(ConsoleReporter.cacheLine(List.of(cached("a", CacheStatus.HIT, null))))
+                .as("nothing missed, nothing said").isEqualTo("cache: 1 restored, 0 stored, 0 miss, 0 rejected,"
+                        + " 0 uncacheable; hit rate 100 %");
     }
 
     @Test
