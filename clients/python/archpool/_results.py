@@ -118,6 +118,11 @@ class JobResult:
     cache_key: Optional[str] = None
     #: Why the job was ``uncacheable`` or ``rejected``, or why a built job was not stored; None otherwise.
     cache_note: Optional[str] = None
+    #: Why the lookup found nothing to restore, for a job that was ``miss``, ``stored`` or ``rejected``:
+    #: ``no-entry`` (nothing under its key: a new job, or a changed source, toolchain or target),
+    #: ``read-set-changed`` (a file its last build read outside its source folder changed, is gone, or a new header
+    #: may be found first) or ``rejected`` (an entry was refused); None otherwise.
+    cache_miss_reason: Optional[str] = None
     #: How many milliseconds the job took when it last succeeded on a worker for this target (its duration
     #: history, which ``order="longest-first"`` starts the longest jobs first by); None when it never ran before,
     #: or from a ``serve`` too old to keep one.
@@ -176,6 +181,7 @@ class JobResult:
             cache=job.get("cache"),
             cache_key=job.get("cacheKey"),
             cache_note=job.get("cacheNote"),
+            cache_miss_reason=job.get("cacheMissReason"),
             expected_ms=job.get("expectedMs"),
             configure_seeded=job.get("configureSeeded"),
             target=None if job.get("target") is None else JobTarget.from_json(job["target"]),

@@ -42,6 +42,7 @@ def test_a_job_with_inputs_is_stored_and_another_pool_restores_it_without_a_work
         first = copy_job(pool, work, inputs=["in.txt"]).result(timeout=60)
 
     assert first.cache == "stored" and first.cache_note is None and not first.restored
+    assert first.cache_miss_reason == "no-entry"
     assert first.cache_key is not None and re.fullmatch(r"[0-9a-f]{64}", first.cache_key)
     assert first.worker and first.attempts == 1
     assert (work / "out.txt").read_text() == "kernel v1\n"
@@ -53,6 +54,7 @@ def test_a_job_with_inputs_is_stored_and_another_pool_restores_it_without_a_work
         second = future.result(timeout=60)
         assert second.cache == "hit" and second.restored
         assert second.cache_key == first.cache_key and second.cache_note is None
+        assert second.cache_miss_reason is None
         assert second.succeeded and second.worker is None and second.attempts == 0 and second.phases == ()
         assert [a.path for a in second.artifacts] == [str(work / "out.txt")]
         assert (work / "out.txt").read_text() == "kernel v1\n", "the hit did not put the artifact back"
@@ -121,5 +123,7 @@ def test_a_restored_result_has_no_worker_and_its_cache_fields() -> None:
     assert result.succeeded and result.restored
     assert result.worker is None and result.attempts == 0 and result.phases == ()
     assert (result.cache, result.cache_key, result.cache_note) == ("remote-hit", "ab" * 32, None)
-    assert not archpool.JobResult.from_message(restored_message(cache="rejected", cacheNote="damaged")).restored
+    rejected = archpool.JobResult.from_message(restored_message(cache="rejected", cacheNote="damaged",
+                                                                cacheMissReason="rejected"))
+    assert not rejected.restored and rejected.cache_miss_reason == "rejected"
     assert archpool.JobResult.from_message(restored_message(cache=None, cacheKey=None)).cache is None
