@@ -145,7 +145,7 @@ class CacheIT {
         JsonNode first = report(manifest);
         assertThat(statuses(first)).containsExactly("stored");
         assertThat(first.path("jobs").get(0).path("cacheMissReason").asText()).isEqualTo("no-entry");
-        assertThat(cold.stdout()).contains("; 1 missed (1 no entry)");
+        assertThat(cold.stdout()).contains("; built because: 1 no entry");
 
         Files.writeString(outside, "#define OUTSIDE 2\n");
         Archpool.deleteTree(dir.resolve("p/build"));
@@ -160,7 +160,7 @@ class CacheIT {
         JsonNode reasons = report(manifest).path("cache").path("missReasons");
         assertThat(reasons.path("read-set-changed").asInt()).isEqualTo(1);
         assertThat(reasons.path("no-entry").asInt()).isZero();
-        assertThat(changed.stdout()).contains("cache: 0 restored").contains("; 1 missed (1 read set changed)");
+        assertThat(changed.stdout()).contains("cache: 0 restored").contains("; built because: 1 read set changed");
     }
 
     @Test

@@ -199,8 +199,8 @@ public final class ConsoleReporter implements SchedulerListener, Consumer<Worker
 
     /**
      * {@code cache: 40 restored (38 hit, 2 remote-hit), 8 stored, 1 rejected, 0 uncacheable; hit rate 83 %}, then,
-     * when jobs were looked up and built, why they missed: {@code ; 9 missed (7 no entry, 1 read set changed,
-     * 1 rejected)}, reasons of none left out; null for a build without a cache.
+     * when jobs were looked up and built, why the lookup gave nothing to restore: {@code ; built because: 7 no entry,
+     * 1 read set changed, 1 rejected}, reasons of none left out; null for a build without a cache.
      */
     static String cacheLine(List<JobOutcome> jobs) {
         List<CacheResult> results = jobs.stream().map(JobOutcome::cacheResult).filter(Objects::nonNull).toList();
@@ -217,14 +217,14 @@ public final class ConsoleReporter implements SchedulerListener, Consumer<Worker
                 .append(n.get("rejected")).append(" rejected, ").append(n.get("uncacheable")).append(" uncacheable");
         line.append("; hit rate ").append(Math.round(100 * s.hitRate())).append(" %");
         if (s.missed() > 0) {
-            StringJoiner why = new StringJoiner(", ", " (", ")");
+            StringJoiner why = new StringJoiner(", ", "; built because: ", "");
             for (MissReason reason : MissReason.values()) {
                 int count = s.missReasons().get(reason.wireName());
                 if (count > 0) {
                     why.add(count + " " + reason.words());
                 }
             }
-            line.append("; ").append(s.missed()).append(" missed").append(why);
+            line.append(why);
         }
         return line.toString();
     }

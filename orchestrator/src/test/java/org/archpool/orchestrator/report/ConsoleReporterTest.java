@@ -68,7 +68,7 @@ class ConsoleReporterTest {
                 cached("e", CacheStatus.REJECTED, MissReason.REJECTED),
                 job("f", Outcome.SUCCEEDED, null, List.of()).withCache(CacheResult.uncacheable("no inputs"))));
         assertThat(line).isEqualTo("cache: 1 restored, 2 stored, 1 miss, 1 rejected, 1 uncacheable; hit rate 20 %;"
-                + " 4 missed (2 no entry, 1 read set changed, 1 rejected)");
+                + " built because: 2 no entry, 1 read set changed, 1 rejected");
         assertThat(ConsoleReporter.cacheLine(List.of(cached("a", CacheStatus.HIT, null))))
                 .as("nothing missed, nothing said").isEqualTo("cache: 1 restored, 0 stored, 0 miss, 0 rejected,"
                         + " 0 uncacheable; hit rate 100 %");
