@@ -245,9 +245,10 @@ public final class BuildCache implements AutoCloseable {
                 return CacheResult.built(miss, false, join(miss.note(), "not stored: " + u.reason()));
             }
             try {
-                Set<Path> paths = new TreeSet<>(((BuildReads.Found.Files) found).paths());
-                Path buildDir = Path.of(cmake.buildDir()).toAbsolutePath().normalize();
-                List<Path> includeFolders = IncludeFolders.ofBuildTree(buildDir);
+                BuildReads.Found.Files files = (BuildReads.Found.Files) found;
+                Set<Path> paths = new TreeSet<>(files.paths());
+                Path buildDir = BuildReads.buildDir(cmake);
+                List<Path> includeFolders = files.includeFolders();
                 List<Path> excluded = List.of(Path.of(cmake.sourceDir()), buildDir);
                 if (target.platform() == Platform.HIP) {
                     // clang's depfile names only the host pass's headers: a device-only one would be missed
@@ -259,9 +260,6 @@ public final class BuildCache implements AutoCloseable {
                             + ", which its build read, changed while it built"));
                 }
                 read = ReadSet.hash(paths, hashes).withShadows(ShadowProbes.of(includeFolders, paths, excluded));
-            } catch (NinjaManifest.Malformed e) {
-                return CacheResult.built(miss, false, join(miss.note(), "not stored: its build.ninja could not be"
-                        + " parsed for its include folders (" + e.getMessage() + ")"));
             } catch (NoSuchFileException e) {
                 return CacheResult.built(miss, false, join(miss.note(), "not stored: " + e.getFile()
                         + ", which its build read, is gone"));

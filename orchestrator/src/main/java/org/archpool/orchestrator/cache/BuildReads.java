@@ -24,10 +24,14 @@ public sealed interface BuildReads permits NinjaReads, MakefileReads {
 
     /** What the build read outside the key's files, or why that is not known. */
     sealed interface Found {
-        /** @param paths absolute, normalized and sorted; the files themselves, not folders */
-        record Files(SortedSet<Path> paths) implements Found {
+        /**
+         * @param paths          absolute, normalized and sorted; the files themselves, not folders
+         * @param includeFolders the folders the compiles searched for headers, in order ({@link IncludeFolders})
+         */
+        record Files(SortedSet<Path> paths, List<Path> includeFolders) implements Found {
             public Files {
                 paths = Collections.unmodifiableSortedSet(new TreeSet<>(paths));
+                includeFolders = List.copyOf(includeFolders);
             }
         }
 

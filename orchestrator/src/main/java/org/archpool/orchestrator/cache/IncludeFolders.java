@@ -1,7 +1,6 @@
 package org.archpool.orchestrator.cache;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
@@ -10,56 +9,22 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
  * The folders a build's compiles search for headers, from CMake's include flags ({@code -I}, {@code -isystem},
  * {@code -iquote}, {@code -idirafter}, nvcc's {@code --include-path}/{@code -I} and their joined forms), in the
- * order of first appearance; relative ones resolved against the build folder. The compiler's own folders
- * ({@code /usr/include}, the CUDA toolkit's) are not among them: no flag names them.
+ * order of first appearance; relative ones resolved against the build folder. The generator's reader finds the
+ * flags ({@link NinjaReads}: each edge's {@code INCLUDES}; {@link MakefileReads}: each target's
+ * {@code flags.make}). The compiler's own folders ({@code /usr/include}, the CUDA toolkit's) are not among them: no
+ * flag names them.
  */
 public final class IncludeFolders {
 
-    /** A {@code flags.make} line of a language's include flags: {@code CUDA_INCLUDES = -I/abs}. */
-    private static final Pattern MAKE_INCLUDES = Pattern.compile("[A-Za-z]+_INCLUDES = (.*)");
     private static final List<String> SEPARATE = List.of("-I", "-isystem", "-iquote", "-idirafter", "--include-path");
     private static final List<String> JOINED = List.of("-isystem", "-iquote", "-idirafter", "--include-path=", "-I");
 
     private IncludeFolders() {
-    }
-
-    /**
-     * The include folders of the compiles in {@code buildDir}: from its {@code build.ninja} (each edge's
-     * {@code INCLUDES}), or for the Makefile generator from the {@code flags.make} of every target that
-     * {@code CMakeFiles/TargetDirectories.txt} names (its {@code <LANG>_INCLUDES}); none for another generator.
-     *
-     * @throws NinjaManifest.Malformed when its {@code build.ninja} cannot be read as one
-     */
-    public static List<Path> ofBuildTree(Path buildDir) throws IOException, NinjaManifest.Malformed {
-        Path manifest = buildDir.resolve("build.ninja");
-        if (Files.isRegularFile(manifest)) {
-            return fromFlags(NinjaManifest.parse(Files.readString(manifest, StandardCharsets.UTF_8)).includeFlags(),
-                    buildDir);
-        }
-        Path targets = buildDir.resolve("CMakeFiles/TargetDirectories.txt");
-        if (!Files.isRegularFile(targets)) {
-            return List.of();
-        }
-        List<String> flags = new ArrayList<>();
-        for (String target : Files.readAllLines(targets, StandardCharsets.UTF_8)) {
-            Path flagsMake = target.isBlank() ? null : buildDir.resolve(target.strip()).resolve("flags.make");
-            if (flagsMake != null && Files.isRegularFile(flagsMake)) {
-                for (String line : Files.readAllLines(flagsMake, StandardCharsets.UTF_8)) {
-                    Matcher includes = MAKE_INCLUDES.matcher(line);
-                    if (includes.matches()) {
-                        flags.add(includes.group(1));
-                    }
-                }
-            }
-        }
-        return fromFlags(flags, buildDir);
     }
 
     /** How many files the include folders of one HIP job may hold ({@link #filesUnder}). */

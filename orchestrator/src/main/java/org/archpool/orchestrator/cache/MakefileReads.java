@@ -32,6 +32,9 @@ import org.archpool.protocol.CmakeJob;
  */
 public final class MakefileReads implements BuildReads {
 
+    /** A {@code flags.make} line of a language's include flags: {@code CUDA_INCLUDES = -I/abs}. */
+    private static final Pattern INCLUDES = Pattern.compile("[A-Za-z]+_INCLUDES = (.*)");
+
     /** A rule line of {@code build.make}: not a recipe, comment or assignment, with a {@code :} before any {@code =}. */
     private static final Pattern RULE_LINE = Pattern.compile("^[^\\s#][^=]*:(\\s.*)?$");
 
@@ -47,12 +50,33 @@ public final class MakefileReads implements BuildReads {
         Path buildDir = BuildReads.buildDir(job);
         try {
             Set<Path> named = named(buildDir);
-            return new Found.Files(BuildReads.outside(named, List.of(Path.of(job.sourceDir()), buildDir)));
+            return new Found.Files(BuildReads.outside(named, List.of(Path.of(job.sourceDir()), buildDir)),
+                    includeFolders(buildDir));
         } catch (IOException e) {
             return new Found.Unknown("its Makefile records could not be read: " + e);
         } catch (Unreadable e) {
             return new Found.Unknown("its Makefile records do not tell what it read: " + e.getMessage());
         }
+    }
+
+    /**
+     * The folders the compiles of {@code buildDir} searched for headers: the {@code <LANG>_INCLUDES} of every
+     * target's {@code flags.make}, in the order of {@code CMakeFiles/TargetDirectories.txt}.
+     */
+    static List<Path> includeFolders(Path buildDir) throws IOException {
+        List<String> flags = new ArrayList<>();
+        for (String line : read(buildDir.resolve("CMakeFiles/TargetDirectories.txt")).split("\n")) {
+            Path flagsMake = line.isBlank() ? null : buildDir.resolve(line.strip()).resolve("flags.make");
+            if (flagsMake != null && Files.isRegularFile(flagsMake)) {
+                for (String setting : read(flagsMake).split("\n")) {
+                    Matcher includes = INCLUDES.matcher(setting);
+                    if (includes.matches()) {
+                        flags.add(includes.group(1));
+                    }
+                }
+            }
+        }
+        return IncludeFolders.fromFlags(flags, buildDir);
     }
 
     /** Every file the records of {@code buildDir} name, absolute and normalized (folders and build outputs too). */

@@ -49,14 +49,16 @@ public final class NinjaReads implements BuildReads {
                     + " records, and its build folder has no build.ninja (generator " + job.generator() + ")");
         }
         Set<Path> named = new LinkedHashSet<>();
+        NinjaManifest manifests;
         try {
-            for (String input : manifestInputs(manifest, buildDir)) {
-                named.add(buildDir.resolve(input).normalize());
-            }
+            manifests = manifests(manifest, buildDir);
         } catch (IOException e) {
             return new Found.Unknown("its build.ninja could not be read: " + e.getMessage());
         } catch (NinjaManifest.Malformed e) {
             return new Found.Unknown("its build.ninja could not be parsed: " + e.getMessage());
+        }
+        for (String input : manifests.inputs()) {
+            named.add(buildDir.resolve(input).normalize());
         }
         ToolOutput deps = tools.run(List.of("ninja", "-C", buildDir.toString(), "-t", "deps"), DEPS_TIMEOUT);
         if (deps.status() != ToolOutput.Status.EXITED || deps.exitCode() != 0) {
@@ -69,13 +71,17 @@ public final class NinjaReads implements BuildReads {
         } catch (NinjaManifest.Malformed e) {
             return new Found.Unknown("the output of ninja -t deps could not be parsed: " + e.getMessage());
         }
-        return new Found.Files(BuildReads.outside(named, List.of(Path.of(job.sourceDir()), buildDir)));
+        return new Found.Files(BuildReads.outside(named, List.of(Path.of(job.sourceDir()), buildDir)),
+                IncludeFolders.fromFlags(manifests.includeFlags(), buildDir));
     }
 
-    /** The inputs of {@code manifest} and of every manifest it includes, as they are written. */
-    private static List<String> manifestInputs(Path manifest, Path buildDir)
-            throws IOException, NinjaManifest.Malformed {
+    /**
+     * {@code manifest} and every manifest it includes, read as one: their inputs and include flags, as they are
+     * written.
+     */
+    private static NinjaManifest manifests(Path manifest, Path buildDir) throws IOException, NinjaManifest.Malformed {
         List<String> inputs = new ArrayList<>();
+        List<String> includeFlags = new ArrayList<>();
         Deque<Path> toRead = new ArrayDeque<>(List.of(manifest));
         Set<Path> read = new HashSet<>();
         while (!toRead.isEmpty()) {
@@ -83,10 +89,11 @@ public final class NinjaReads implements BuildReads {
             if (read.add(next)) {
                 NinjaManifest m = NinjaManifest.parse(Files.readString(next, StandardCharsets.UTF_8));
                 inputs.addAll(m.inputs());
+                includeFlags.addAll(m.includeFlags());
                 m.includes().forEach(include -> toRead.add(buildDir.resolve(include).normalize()));
             }
         }
-        return inputs;
+        return new NinjaManifest(inputs, read.stream().map(Path::toString).toList(), includeFlags);
     }
 
     /**

@@ -66,7 +66,7 @@ class ShadowProbesTest {
         Files.writeString(target.resolve("flags.make"), "# CMAKE generated file: DO NOT EDIT!\n"
                 + "CUDA_DEFINES = -Dk_EXPORTS\nCUDA_INCLUDES = -I/x -isystem /y\nCUDA_FLAGS = -O3\n"
                 + "CXX_INCLUDES = -I/z\n");
-        assertThat(IncludeFolders.ofBuildTree(build)).containsExactly(Path.of("/x"), Path.of("/y"), Path.of("/z"));
+        assertThat(MakefileReads.includeFolders(build)).containsExactly(Path.of("/x"), Path.of("/y"), Path.of("/z"));
     }
 
     @Test
